@@ -1,0 +1,263 @@
+package stockd
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// BatchState is what one transaction read, under lock, before deciding a
+// batch: the positions of every SKU the batch touches, the reservations it
+// transitions, the stored answers for its idempotency keys, and the
+// catalogue. Apply decides every command against it in arrival order and
+// accumulates the writes; storage then writes them in the same transaction.
+type BatchState struct {
+	Now   time.Time
+	NewID func() string
+
+	Positions    map[PositionKey]*Counters
+	SKUs         map[string]bool
+	Locations    map[string]int // id → priority
+	Reservations map[string]*Reservation
+	Idempotency  map[string]IdempotencyRecord
+
+	writes  BatchWrites
+	dirty   map[PositionKey]bool
+	updated map[string]bool
+	results map[string]Result // answers given in this batch, by key
+}
+
+// BatchWrites is everything a batch changes.
+type BatchWrites struct {
+	SKUs                []SKU
+	Locations           []Location
+	Positions           []Position // final counters of every touched position
+	NewPositions        []Position // rows the batch created
+	ReservationsNew     []Reservation
+	ReservationsUpdated []Reservation
+	Ledger              []LedgerEntry
+	Idempotency         []IdempotencyRecord
+}
+
+// NewBatchState returns an empty state for a batch decided at now.
+func NewBatchState(now time.Time, newID func() string) *BatchState {
+	return &BatchState{
+		Now:          now.UTC().Truncate(time.Microsecond), // what both databases keep
+		NewID:        newID,
+		Positions:    map[PositionKey]*Counters{},
+		SKUs:         map[string]bool{},
+		Locations:    map[string]int{},
+		Reservations: map[string]*Reservation{},
+		Idempotency:  map[string]IdempotencyRecord{},
+		dirty:        map[PositionKey]bool{},
+		updated:      map[string]bool{},
+		results:      map[string]Result{},
+	}
+}
+
+// Apply decides cmds in order and returns one result per command. Business
+// failures are results, not errors: one failing command never fails the
+// others. It panics if a decision would break an invariant, since that is a
+// bug, not an input.
+func (s *BatchState) Apply(cmds []Command) []Result {
+	results := make([]Result, len(cmds))
+	for i := range cmds {
+		results[i] = s.applyOne(&cmds[i])
+	}
+	return results
+}
+
+// Writes returns the accumulated writes, positions sorted in lock order.
+func (s *BatchState) Writes() *BatchWrites {
+	w := s.writes
+	w.Positions = w.Positions[:0]
+	for k := range s.dirty {
+		c := s.Positions[k]
+		if !c.Valid() {
+			panic(fmt.Sprintf("stockd: invariant broken at %v: %+v", k, *c))
+		}
+		w.Positions = append(w.Positions, Position{PositionKey: k, Counters: *c})
+	}
+	sort.Slice(w.Positions, func(i, j int) bool { return w.Positions[i].PositionKey.Less(w.Positions[j].PositionKey) })
+	for id := range s.updated {
+		w.ReservationsUpdated = append(w.ReservationsUpdated, *s.Reservations[id])
+	}
+	sort.Slice(w.ReservationsUpdated, func(i, j int) bool { return w.ReservationsUpdated[i].ID < w.ReservationsUpdated[j].ID })
+	return &w
+}
+
+func (s *BatchState) applyOne(c *Command) Result {
+	if c.IdempotencyKey != "" {
+		if r, ok := s.replay(c); ok {
+			return r
+		}
+	}
+	r := s.decide(c)
+	if c.IdempotencyKey != "" {
+		body, err := json.Marshal(r)
+		if err != nil {
+			panic(fmt.Sprintf("stockd: result not encodable: %v", err))
+		}
+		rec := IdempotencyRecord{Key: c.IdempotencyKey, RequestHash: c.RequestHash, Result: body, CreatedAt: s.Now}
+		s.Idempotency[c.IdempotencyKey] = rec
+		s.writes.Idempotency = append(s.writes.Idempotency, rec)
+	}
+	return r
+}
+
+// replay answers a key seen before, in storage or earlier in this batch.
+func (s *BatchState) replay(c *Command) (Result, bool) {
+	rec, ok := s.Idempotency[c.IdempotencyKey]
+	if !ok {
+		return Result{}, false
+	}
+	if rec.RequestHash != c.RequestHash {
+		return Result{Err: Errorf(CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", c.IdempotencyKey)}, true
+	}
+	var r Result
+	if err := json.Unmarshal(rec.Result, &r); err != nil {
+		panic(fmt.Sprintf("stockd: stored result for key %q not decodable: %v", rec.Key, err))
+	}
+	r.Replayed = true
+	return r, true
+}
+
+func (s *BatchState) decide(c *Command) Result {
+	switch c.Kind {
+	case KindSKUCreate:
+		return s.createSKU(c)
+	case KindLocationCreate:
+		return s.createLocation(c)
+	case KindReceive:
+		return s.receive(c)
+	case KindAdjust:
+		return s.adjust(c)
+	case KindReserve:
+		return s.reserve(c)
+	case KindConfirm, KindRelease, KindExpire, KindFulfil:
+		return s.transition(c)
+	}
+	panic("stockd: unknown command kind " + string(c.Kind))
+}
+
+func (s *BatchState) createSKU(c *Command) Result {
+	sku := *c.SKU
+	if s.SKUs[sku.ID] {
+		return Result{Err: Errorf(CodeAlreadyExists, "sku %q already exists", sku.ID)}
+	}
+	sku.CreatedAt = s.Now
+	s.SKUs[sku.ID] = true
+	s.writes.SKUs = append(s.writes.SKUs, sku)
+	return Result{SKU: &sku, Created: true}
+}
+
+func (s *BatchState) createLocation(c *Command) Result {
+	loc := *c.Location
+	if _, ok := s.Locations[loc.ID]; ok {
+		return Result{Err: Errorf(CodeAlreadyExists, "location %q already exists", loc.ID)}
+	}
+	loc.CreatedAt = s.Now
+	s.Locations[loc.ID] = loc.Priority
+	s.writes.Locations = append(s.writes.Locations, loc)
+	return Result{Location: &loc, Created: true}
+}
+
+// checkPosition reports an unknown SKU or location named by a stock change.
+func (s *BatchState) checkPosition(k PositionKey) *Error {
+	if !s.SKUs[k.SKU] {
+		return Errorf(CodeUnknownSKU, "sku %q is unknown", k.SKU)
+	}
+	if _, ok := s.Locations[k.Location]; !ok {
+		return Errorf(CodeUnknownLocation, "location %q is unknown", k.Location)
+	}
+	return nil
+}
+
+// counters returns the position's counters, creating the row if a stock
+// change is the first to name it.
+func (s *BatchState) counters(k PositionKey) *Counters {
+	if c, ok := s.Positions[k]; ok {
+		return c
+	}
+	c := &Counters{}
+	s.Positions[k] = c
+	s.writes.NewPositions = append(s.writes.NewPositions, Position{PositionKey: k})
+	return c
+}
+
+// peek returns the position's counters, zero for a position never stocked.
+func (s *BatchState) peek(k PositionKey) Counters {
+	if c, ok := s.Positions[k]; ok {
+		return *c
+	}
+	return Counters{}
+}
+
+// change applies delta to a position and records the ledger entry.
+func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
+	c := s.counters(k)
+	after := c.Add(delta)
+	if !after.Valid() {
+		panic(fmt.Sprintf("stockd: change %+v at %v breaks the books: %+v", delta, k, after))
+	}
+	*c = after
+	s.dirty[k] = true
+	entry.Position = k
+	entry.Delta = delta
+	entry.After = after
+	entry.CreatedAt = s.Now
+	s.writes.Ledger = append(s.writes.Ledger, entry)
+}
+
+func (s *BatchState) position(k PositionKey) *Position {
+	return &Position{PositionKey: k, Counters: s.peek(k)}
+}
+
+func (s *BatchState) receive(c *Command) Result {
+	r := c.Receive
+	if err := s.checkPosition(r.Position); err != nil {
+		return Result{Err: err}
+	}
+	if s.peek(r.Position).OnHand+r.Quantity > CounterMax {
+		return Result{Err: InvalidField("quantity", "on_hand would exceed %d", CounterMax)}
+	}
+	s.change(r.Position, Counters{OnHand: r.Quantity}, LedgerEntry{
+		BusinessType: BusinessReceipt, BusinessID: c.IdempotencyKey,
+		Actor: c.Actor, Reference: r.Reference,
+	})
+	return Result{Position: s.position(r.Position)}
+}
+
+func (s *BatchState) adjust(c *Command) Result {
+	a := c.Adjust
+	if err := s.checkPosition(a.Position); err != nil {
+		return Result{Err: err}
+	}
+	cur := s.peek(a.Position)
+	delta := a.Delta
+	if a.Set {
+		if cur.OnHand != a.ExpectedOnHand {
+			return Result{Err: Errorf(CodeStaleQuantity, "on_hand is %d, not the expected %d", cur.OnHand, a.ExpectedOnHand)}
+		}
+		delta = a.SetOnHand - cur.OnHand
+	}
+	after := cur.Add(Counters{OnHand: delta})
+	if after.OnHand > CounterMax {
+		return Result{Err: InvalidField("delta", "on_hand would exceed %d", CounterMax)}
+	}
+	if after.Available() < 0 || after.OnHand < 0 {
+		return Result{Err: &Error{
+			Code:    CodeInsufficientStock,
+			Message: "on_hand cannot go below what is reserved, committed and quarantined",
+			Lines:   []Shortfall{{SKU: a.Position.SKU, Location: a.Position.Location, Pool: a.Position.Pool, Requested: -delta, Available: cur.Available()}},
+		}}
+	}
+	if delta != 0 {
+		s.change(a.Position, Counters{OnHand: delta}, LedgerEntry{
+			BusinessType: BusinessAdjustment, BusinessID: c.IdempotencyKey,
+			Actor: c.Actor, Reason: a.Reason, Reference: a.Reference,
+		})
+	}
+	return Result{Position: s.position(a.Position)}
+}

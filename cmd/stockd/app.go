@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/expiry"
+	"github.com/stockd/stockd/httpapi"
+	"github.com/stockd/stockd/store"
+)
+
+// Main is the running service: the wiring serve uses, and what the
+// end-to-end test starts on port 0 against a temporary database.
+type Main struct {
+	Config Config
+	Logger *slog.Logger
+
+	store    store.Store
+	engine   *engine.Engine
+	expiry   *expiry.Worker
+	server   *http.Server
+	listener net.Listener
+	served   chan error
+}
+
+// Run opens and migrates the database, starts the engine, the expiry worker
+// and the HTTP server, and returns once the server listens.
+func (m *Main) Run(ctx context.Context) (err error) {
+	if err := m.Config.validate(); err != nil {
+		return err
+	}
+	if m.Logger == nil {
+		return errors.New("main: logger is required")
+	}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	m.store, err = openStore(ctx, m.Config.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	if dc, ok := m.store.(durabilityChecker); ok {
+		if derr := dc.CheckDurability(ctx); derr != nil {
+			if !m.Config.AllowUnsafeDurability {
+				return fmt.Errorf("refusing to start: %w (--allow-unsafe-durability overrides, for benchmarks only)", derr)
+			}
+			m.Logger.Warn("running without durable commits: acknowledged reservations can be lost on a crash", "reason", derr)
+		}
+	}
+	if err := m.store.Migrate(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.engine = engine.New(engine.Config{
+		Store:        m.store,
+		Appliers:     m.appliers(),
+		BatchSizeMax: m.Config.BatchSizeMax,
+		Logger:       m.Logger,
+		Metrics:      engine.NewMetrics(reg),
+	})
+	m.expiry = expiry.New(expiry.Config{
+		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
+	})
+	m.expiry.Start()
+	handler := httpapi.NewServer(httpapi.Config{
+		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
+	})
+	m.listener, err = net.Listen("tcp", m.Config.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	m.server = &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
+	m.served = make(chan error, 1)
+	go func() { m.served <- m.server.Serve(m.listener) }()
+	m.Logger.Info("stockd listening", "addr", m.Addr(), "database", redactURL(m.Config.DatabaseURL))
+	return nil
+}
+
+func (m *Main) appliers() int {
+	if m.Config.Appliers > 0 {
+		return m.Config.Appliers
+	}
+	if _, ok := m.store.(durabilityChecker); ok {
+		return 2 // PostgreSQL: overlap one batch's commit flush with the next batch's work
+	}
+	return 1 // SQLite has one writer
+}
+
+// Addr is the address the server listens on (useful with port 0).
+func (m *Main) Addr() string {
+	if m.listener == nil {
+		return ""
+	}
+	return m.listener.Addr().String()
+}
+
+// Served reports the server's end; nil until Run succeeded.
+func (m *Main) Served() <-chan error { return m.served }
+
+// Close drains in-flight requests, then stops the worker and the engine and
+// closes the database, in that order, so nothing accepted is dropped.
+func (m *Main) Close() error {
+	var errs []error
+	if m.server != nil {
+		timeout := m.Config.ShutdownTimeout
+		if timeout <= 0 {
+			timeout = shutdownTimeoutDefault
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		if err := m.server.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("shutdown http: %w", err))
+		}
+	}
+	if m.expiry != nil {
+		m.expiry.Stop()
+	}
+	if m.engine != nil {
+		m.engine.Close()
+	}
+	if m.store != nil {
+		if err := m.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close store: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}

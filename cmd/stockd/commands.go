@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stockd/stockd/audit"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "stockd",
+		Short:         "A stock ledger and reservation service that never oversells",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
+	return root
+}
+
+func newServeCommand() *cobra.Command {
+	var cfg Config
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the HTTP service (migrates the database first)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			logger, err := cfg.logger()
+			if err != nil {
+				return err
+			}
+			m := &Main{Config: cfg, Logger: logger}
+			if err := m.Run(cmd.Context()); err != nil {
+				return err
+			}
+			select {
+			case <-cmd.Context().Done():
+				logger.Info("shutting down: draining in-flight requests")
+			case err := <-m.Served():
+				logger.Error("http server stopped", "err", err)
+			}
+			return m.Close()
+		},
+	}
+	bindDatabaseFlags(cmd.Flags(), &cfg)
+	bindServeFlags(cmd.Flags(), &cfg)
+	return cmd
+}
+
+func newMigrateCommand() *cobra.Command {
+	var cfg Config
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Apply the embedded database migrations",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			s, err := openStore(cmd.Context(), cfg.DatabaseURL)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if err := s.Migrate(cmd.Context()); err != nil {
+				return fmt.Errorf("migrate: %w", err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "migrations applied:", redactURL(cfg.DatabaseURL))
+			return nil
+		},
+	}
+	bindDatabaseFlags(cmd.Flags(), &cfg)
+	return cmd
+}
+
+func newVerifyCommand() *cobra.Command {
+	var cfg Config
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Recompute every position from the ledger and open reservations; report differences, change nothing",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			return runVerify(cmd.Context(), cfg.DatabaseURL, asJSON, cmd.OutOrStdout())
+		},
+	}
+	bindDatabaseFlags(cmd.Flags(), &cfg)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func runVerify(ctx context.Context, databaseURL string, asJSON bool, out io.Writer) error {
+	s, err := openStore(ctx, databaseURL)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rep, err := audit.Verify(ctx, s)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	if asJSON {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return fmt.Errorf("print report: %w", err)
+		}
+	} else {
+		fmt.Fprintf(out, "positions %d, ledger entries %d, open reservations %d, differences %d\n",
+			rep.Positions, rep.LedgerEntries, rep.OpenReservations, rep.Count)
+		for _, d := range rep.Differences {
+			fmt.Fprintf(out, "%s %s/%s/%s: snapshot %+v, expected %+v: %s\n",
+				d.Check, d.Position.SKU, d.Position.Location, d.Position.Pool, d.Snapshot, d.Expected, d.Detail)
+		}
+	}
+	if !rep.Clean() {
+		return errDifferences
+	}
+	return nil
+}
+
+func newVersionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			v := version
+			if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+				v = info.Main.Version
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "stockd", v)
+		},
+	}
+}
+
+// redactURL hides a password in a database URL before it is logged.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparseable url)"
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Config is the service's configuration: each field has a flag and a
+// STOCKD_* environment variable; the flag wins.
+type Config struct {
+	DatabaseURL string
+	Addr        string
+	// AllowUnsafeDurability lets serve start on a PostgreSQL with fsync or
+	// synchronous_commit off: for benchmarks only, never production.
+	AllowUnsafeDurability bool
+	LogFormat             string
+	LogLevel              string
+	ExpiryInterval        time.Duration
+	Appliers              int
+	BatchSizeMax          int
+	ShutdownTimeout       time.Duration
+}
+
+const (
+	databaseURLDefault     = "sqlite://stockd.db"
+	addrDefault            = "127.0.0.1:8080"
+	shutdownTimeoutDefault = 15 * time.Second
+)
+
+// envName turns a flag name into its environment variable.
+func envName(flag string) string {
+	return "STOCKD_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// bindDatabaseFlags adds the flags every subcommand that opens the database needs.
+func bindDatabaseFlags(fs *pflag.FlagSet, c *Config) {
+	fs.StringVar(&c.DatabaseURL, "database-url", databaseURLDefault, "postgres://… or sqlite://PATH (env STOCKD_DATABASE_URL)")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "text or json (env STOCKD_LOG_FORMAT)")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "debug, info, warn or error (env STOCKD_LOG_LEVEL)")
+}
+
+func bindServeFlags(fs *pflag.FlagSet, c *Config) {
+	fs.StringVar(&c.Addr, "addr", addrDefault, "listen address (env STOCKD_ADDR)")
+	fs.BoolVar(&c.AllowUnsafeDurability, "allow-unsafe-durability", false, "start even if PostgreSQL has fsync or synchronous_commit off; benchmarks only (env STOCKD_ALLOW_UNSAFE_DURABILITY)")
+	fs.DurationVar(&c.ExpiryInterval, "expiry-interval", time.Second, "how often the expiry worker looks for due reservations (env STOCKD_EXPIRY_INTERVAL)")
+	fs.IntVar(&c.Appliers, "appliers", 0, "batches applied at once; 0 picks 1 for SQLite and 2 for PostgreSQL (env STOCKD_APPLIERS)")
+	fs.IntVar(&c.BatchSizeMax, "batch-size-max", 0, "commands per transaction; 0 is the default 512 (env STOCKD_BATCH_SIZE_MAX)")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdownTimeoutDefault, "how long to drain in-flight requests (env STOCKD_SHUTDOWN_TIMEOUT)")
+}
+
+// applyEnv sets every flag not given on the command line from its
+// STOCKD_* variable.
+func applyEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Changed || err != nil {
+			return
+		}
+		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+			if serr := f.Value.Set(v); serr != nil {
+				err = fmt.Errorf("%s=%q: %w", envName(f.Name), v, serr)
+			}
+		}
+	})
+	return err
+}
+
+func (c *Config) logger() (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return nil, fmt.Errorf("log level: %w", err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch c.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, opts)), nil
+	}
+	return nil, fmt.Errorf("log format %q: want text or json", c.LogFormat)
+}
+
+func (c *Config) validate() error {
+	if c.Appliers < 0 || c.Appliers > 64 {
+		return fmt.Errorf("appliers %d: want 0 to 64", c.Appliers)
+	}
+	if c.BatchSizeMax < 0 || c.BatchSizeMax > 8192 {
+		return fmt.Errorf("batch size max %d: want 0 to 8192", c.BatchSizeMax)
+	}
+	if c.ExpiryInterval < 10*time.Millisecond || c.ExpiryInterval > time.Hour {
+		return fmt.Errorf("expiry interval %v: want 10ms to 1h", c.ExpiryInterval)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+// Package engine turns commands into batched transactions. Requests queue;
+// an applier takes whatever queued while the previous transaction was
+// committing as the next batch (up to BatchSizeMax), applies it in one
+// transaction through the storage seam, commits, and answers every caller.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+)
+
+// Config configures an Engine. Zero values mean the documented default.
+type Config struct {
+	Store store.Store
+	// BatchSizeMax caps commands per transaction. Defaults to stockd.BatchSizeMax.
+	BatchSizeMax int
+	// QueueLengthMax caps queued commands; beyond it Submit answers
+	// overloaded at once. Defaults to 16384.
+	QueueLengthMax int
+	// Appliers is how many batches may be in flight at once. Defaults to 1.
+	Appliers int
+	// BatchTimeout bounds one transaction. Defaults to 10 seconds.
+	BatchTimeout time.Duration
+	// Now is the clock. Defaults to time.Now.
+	Now func() time.Time
+	// NewID makes reservation ids. Defaults to UUIDv7 strings.
+	NewID  func() string
+	Logger *slog.Logger
+	// Metrics receives batch observations; may be nil.
+	Metrics *Metrics
+}
+
+const (
+	queueLengthDefault  = 16384
+	batchTimeoutDefault = 10 * time.Second
+	// retriesMax bounds how often a batch is retried after a conflict the
+	// database detected; each retry reads everything afresh.
+	retriesMax = 8
+)
+
+type request struct {
+	ctx    context.Context
+	cmd    stockd.Command
+	answer chan answer
+}
+
+type answer struct {
+	result stockd.Result
+	err    error
+}
+
+// Engine applies commands in coalesced batches.
+type Engine struct {
+	cfg   Config
+	queue chan *request
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+// New returns a started engine. Close stops it after draining the queue.
+func New(cfg Config) *Engine {
+	if cfg.Store == nil {
+		panic("engine: Config.Store is required")
+	}
+	if cfg.BatchSizeMax <= 0 {
+		cfg.BatchSizeMax = stockd.BatchSizeMax
+	}
+	if cfg.QueueLengthMax <= 0 {
+		cfg.QueueLengthMax = queueLengthDefault
+	}
+	if cfg.Appliers <= 0 {
+		cfg.Appliers = 1
+	}
+	if cfg.BatchTimeout <= 0 {
+		cfg.BatchTimeout = batchTimeoutDefault
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.NewID == nil {
+		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	e := &Engine{cfg: cfg, queue: make(chan *request, cfg.QueueLengthMax), stop: make(chan struct{})}
+	for range cfg.Appliers {
+		e.wg.Add(1)
+		go e.run()
+	}
+	return e
+}
+
+// Close stops accepting batches, finishes the queued ones and returns.
+func (e *Engine) Close() {
+	e.once.Do(func() { close(e.stop) })
+	e.wg.Wait()
+}
+
+// Submit normalizes cmd, queues it and waits for its result. Bad input is a
+// result with an error and never reaches storage. err is non-nil only for
+// failures that are not the caller's: storage unreachable, or ctx done.
+func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error) {
+	if verr := cmd.Normalize(); verr != nil {
+		return stockd.Result{Err: verr}, nil
+	}
+	req := &request{ctx: ctx, cmd: cmd, answer: make(chan answer, 1)}
+	select {
+	case <-e.stop:
+		return stockd.Result{}, errors.New("engine: closed")
+	default:
+	}
+	select {
+	case e.queue <- req:
+	default:
+		e.cfg.Metrics.overloaded()
+		return stockd.Result{Err: stockd.Errorf(stockd.CodeOverloaded, "too many requests queued, retry later")}, nil
+	}
+	select {
+	case a := <-req.answer:
+		return a.result, a.err
+	case <-ctx.Done():
+		// The batch may still apply it; the caller learns the outcome by
+		// retrying with the same idempotency key.
+		return stockd.Result{}, ctx.Err()
+	}
+}
+
+func (e *Engine) run() {
+	defer e.wg.Done()
+	batch := make([]*request, 0, e.cfg.BatchSizeMax)
+	for {
+		var first *request
+		select {
+		case first = <-e.queue:
+		case <-e.stop:
+			// Drain what is queued so no caller waits forever.
+			select {
+			case first = <-e.queue:
+			default:
+				return
+			}
+		}
+		batch = append(batch[:0], first)
+	fill:
+		for len(batch) < e.cfg.BatchSizeMax {
+			select {
+			case r := <-e.queue:
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		e.applyRequests(batch)
+	}
+}
+
+// applyRequests drops requests whose caller already gave up, applies the
+// rest as one batch and answers each.
+func (e *Engine) applyRequests(batch []*request) {
+	live := batch[:0:0]
+	cmds := make([]stockd.Command, 0, len(batch))
+	for _, r := range batch {
+		if r.ctx.Err() != nil {
+			r.answer <- answer{result: stockd.Result{Err: stockd.Errorf(stockd.CodeCancelled, "request cancelled before it was applied")}}
+			continue
+		}
+		live = append(live, r)
+		cmds = append(cmds, r.cmd)
+	}
+	if len(cmds) == 0 {
+		return
+	}
+	start := time.Now()
+	results, err := e.Apply(cmds)
+	e.cfg.Metrics.batch(len(cmds), time.Since(start), err)
+	for i, r := range live {
+		if err != nil {
+			r.answer <- answer{err: err}
+			continue
+		}
+		r.answer <- answer{result: results[i]}
+	}
+}
+
+// Apply applies cmds, already normalized, as one batch in one transaction,
+// retrying the whole batch after a conflict the database detected.
+func (e *Engine) Apply(cmds []stockd.Command) ([]stockd.Result, error) {
+	if len(cmds) > e.cfg.BatchSizeMax {
+		panic(fmt.Sprintf("engine: batch of %d above the cap of %d", len(cmds), e.cfg.BatchSizeMax))
+	}
+	var err error
+	for attempt := 1; attempt <= retriesMax; attempt++ {
+		var results []stockd.Result
+		results, err = e.applyOnce(cmds)
+		if err == nil {
+			return results, nil
+		}
+		if !errors.Is(err, store.ErrRetry) {
+			break
+		}
+		e.cfg.Metrics.retried()
+		time.Sleep(time.Duration(attempt*attempt) * time.Millisecond)
+	}
+	e.cfg.Logger.Error("batch failed", "commands", len(cmds), "err", err)
+	return nil, fmt.Errorf("apply batch: %w", err)
+}

@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics observes batches. A nil *Metrics observes nothing.
+type Metrics struct {
+	batchSize       prometheus.Histogram
+	batchDuration   prometheus.Histogram
+	batchFailures   prometheus.Counter
+	batchRetries    prometheus.Counter
+	overloadedTotal prometheus.Counter
+}
+
+// NewMetrics registers the engine's metrics with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "stockd_batch_commands", Help: "Commands per applied batch.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 11),
+		}),
+		batchDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "stockd_batch_duration_seconds", Help: "Time to apply and commit one batch.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+		}),
+		batchFailures:   prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_failures_total", Help: "Batches that failed after retries."}),
+		batchRetries:    prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_retries_total", Help: "Batch attempts retried after a database conflict."}),
+		overloadedTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_overloaded_total", Help: "Commands refused because the queue was full."}),
+	}
+	reg.MustRegister(m.batchSize, m.batchDuration, m.batchFailures, m.batchRetries, m.overloadedTotal)
+	return m
+}
+
+func (m *Metrics) batch(size int, d time.Duration, err error) {
+	if m == nil {
+		return
+	}
+	m.batchSize.Observe(float64(size))
+	m.batchDuration.Observe(d.Seconds())
+	if err != nil {
+		m.batchFailures.Inc()
+	}
+}
+
+func (m *Metrics) retried() {
+	if m != nil {
+		m.batchRetries.Inc()
+	}
+}
+
+func (m *Metrics) overloaded() {
+	if m != nil {
+		m.overloadedTotal.Inc()
+	}
+}

@@ -1,0 +1,79 @@
+package stockd
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes are stable: callers branch on them, and the HTTP layer maps
+// each to one status (httpapi.statusOf).
+const (
+	CodeInvalidInput          = "invalid_input"           // malformed or out-of-bounds field
+	CodeInvalidJSON           = "invalid_json"            // body is not the JSON we accept
+	CodeBodyTooLarge          = "body_too_large"          // body above BodySizeMax
+	CodeIdempotencyKeyMissing = "idempotency_key_missing" // mutation without a key
+	CodeIdempotencyKeyInvalid = "idempotency_key_invalid" // key too long or not printable ASCII
+	CodeIdempotencyKeyReused  = "idempotency_key_reused"  // same key, different request
+	CodeUnprocessable         = "unprocessable"           // well-formed JSON that means nothing
+	CodeUnknownSKU            = "unknown_sku"             // SKU never created
+	CodeUnknownLocation       = "unknown_location"        // location never created
+	CodeNotFound              = "not_found"               // reservation or other resource
+	CodeAlreadyExists         = "already_exists"          // SKU or location id taken with other data
+	CodeInsufficientStock     = "insufficient_stock"      // not enough available
+	CodeStaleQuantity         = "stale_quantity"          // compare-and-set lost
+	CodeInvalidTransition     = "invalid_transition"      // reservation is in another state
+	CodeReservationExpired    = "reservation_expired"     // confirm arrived after the deadline
+	CodeOverloaded            = "overloaded"              // queue full: retry later
+	CodeCancelled             = "cancelled"               // caller gave up before the batch formed
+	CodeInternal              = "internal"                // our fault; details only in the log
+)
+
+// ErrNotFound is what storage returns for a missing row.
+var ErrNotFound = errors.New("not found")
+
+// Error is an application error: a stable code, a message fit for the
+// caller, and the details the code promises.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Lines lists the failing lines of an insufficient_stock error.
+	Lines []Shortfall `json:"lines,omitempty"`
+	// Status is the reservation's current status for invalid_transition and
+	// reservation_expired.
+	Status ReservationStatus `json:"status,omitempty"`
+	// Field names the offending input field, where there is one.
+	Field string `json:"field,omitempty"`
+}
+
+// Shortfall describes one line that could not be served.
+type Shortfall struct {
+	SKU       string `json:"sku"`
+	Location  string `json:"location,omitempty"`
+	Pool      string `json:"pool"`
+	Requested int64  `json:"requested"`
+	Available int64  `json:"available"`
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf builds an *Error with a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// InvalidField reports a bad input field.
+func InvalidField(field, format string, args ...any) *Error {
+	return &Error{Code: CodeInvalidInput, Field: field, Message: field + ": " + fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of an *Error in err's chain, or CodeInternal.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}

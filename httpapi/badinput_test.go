@@ -1,0 +1,258 @@
+package httpapi
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/internal/testdb"
+)
+
+// badRequest is one request that must be refused and write nothing.
+type badRequest struct {
+	name   string
+	method string
+	path   string // "{pending}" and "{released}" stand for reservation ids
+	// key is the Idempotency-Key; "-" sends none.
+	key       string
+	body      string
+	actor     string
+	wantCode  string
+	wantField string
+}
+
+func lines(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = `{"sku":"A","quantity":1}`
+	}
+	return `{"lines":[` + strings.Join(parts, ",") + `]}`
+}
+
+func badRequests() []badRequest {
+	long := strings.Repeat("x", stockd.IdentifierLengthMax+1)
+	receipt := func(field string) string { return `{"sku":"A",` + field + `}` }
+	reserve := func(line string) string { return `{"lines":[` + line + `]}` }
+	return []badRequest{
+		// Quantities.
+		{name: "receipt quantity 0", body: receipt(`"quantity":0`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity negative", body: receipt(`"quantity":-1`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity fractional", body: receipt(`"quantity":1.5`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity string", body: receipt(`"quantity":"5"`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity above 10^12", body: receipt(`"quantity":1000000000001`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity beyond int64", body: receipt(`"quantity":100000000000000000000`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity exponent", body: receipt(`"quantity":1e3`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity missing", body: `{"sku":"A"}`, wantCode: "invalid_input", wantField: "quantity"},
+		{name: "receipt quantity null", body: receipt(`"quantity":null`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "reserve quantity 0", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":0}`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "reserve quantity negative", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":-3}`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "reserve quantity fractional", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":0.5}`), wantCode: "invalid_input", wantField: "lines.quantity"},
+		{name: "reserve quantity string", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":"1"}`), wantCode: "invalid_input", wantField: "lines.quantity"},
+		{name: "reserve quantity above 10^12", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":1000000000001}`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "reserve quantity missing", path: "/v1/reservations", body: reserve(`{"sku":"A"}`), wantCode: "invalid_input", wantField: "lines.quantity"},
+		{name: "reserve merged quantity above 10^12", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":600000000000},{"sku":"A","quantity":600000000000}`), wantCode: "invalid_input", wantField: "quantity"},
+		{name: "adjustment delta 0", path: "/v1/adjustments", body: `{"sku":"A","reason":"loss","delta":0}`, wantCode: "invalid_input", wantField: "delta"},
+		{name: "adjustment delta fractional", path: "/v1/adjustments", body: `{"sku":"A","reason":"loss","delta":-0.5}`, wantCode: "invalid_input", wantField: "delta"},
+		{name: "adjustment set_on_hand negative", path: "/v1/adjustments", body: `{"sku":"A","reason":"cycle_count","set_on_hand":-1,"expected_on_hand":10}`, wantCode: "invalid_input", wantField: "set_on_hand"},
+		{name: "location priority fractional", path: "/v1/locations", body: `{"location":"L1","priority":1.5}`, wantCode: "invalid_input", wantField: "priority"},
+		{name: "location priority negative", path: "/v1/locations", body: `{"location":"L1","priority":-1}`, wantCode: "invalid_input", wantField: "priority"},
+
+		// JSON.
+		{name: "unknown field", body: receipt(`"quantity":1,"qty":1`), wantCode: "invalid_json"},
+		{name: "unknown field in a line", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":1,"warehouse":"x"}`), wantCode: "invalid_json"},
+		{name: "malformed JSON", body: `{"sku":"A","quantity":`, wantCode: "invalid_json"},
+		{name: "not JSON", body: `sku=A&quantity=1`, wantCode: "invalid_json"},
+		{name: "trailing data", body: receipt(`"quantity":1`) + ` x`, wantCode: "invalid_json"},
+		{name: "two objects", body: receipt(`"quantity":1`) + receipt(`"quantity":1`), wantCode: "invalid_json"},
+		{name: "array body", body: `[{"sku":"A","quantity":1}]`, wantCode: "invalid_json"},
+		{name: "empty body", body: ``, wantCode: "invalid_json"},
+		{name: "confirm with a field", path: "/v1/reservations/{pending}/confirm", body: `{"force":true}`, wantCode: "invalid_json"},
+		{name: "commit as a string", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"commit":"yes"}`, wantCode: "invalid_input", wantField: "commit"},
+
+		// Lines and TTL.
+		{name: "no lines", path: "/v1/reservations", body: `{"lines":[]}`, wantCode: "invalid_input", wantField: "lines"},
+		{name: "lines missing", path: "/v1/reservations", body: `{}`, wantCode: "invalid_input", wantField: "lines"},
+		{name: "101 lines", path: "/v1/reservations", body: lines(101), wantCode: "invalid_input", wantField: "lines"},
+		{name: "ttl 0", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"ttl_seconds":0}`, wantCode: "invalid_input", wantField: "ttl_seconds"},
+		{name: "ttl -1", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"ttl_seconds":-1}`, wantCode: "invalid_input", wantField: "ttl_seconds"},
+		{name: "ttl 86401", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"ttl_seconds":86401}`, wantCode: "invalid_input", wantField: "ttl_seconds"},
+		{name: "ttl fractional", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"ttl_seconds":1.5}`, wantCode: "invalid_input", wantField: "ttl_seconds"},
+
+		// Identifiers.
+		{name: "receipt sku characters", body: `{"sku":"A B","quantity":1}`, wantCode: "invalid_input", wantField: "sku"},
+		{name: "receipt sku length 65", body: `{"sku":"` + long + `","quantity":1}`, wantCode: "invalid_input", wantField: "sku"},
+		{name: "receipt sku empty", body: `{"sku":"","quantity":1}`, wantCode: "invalid_input", wantField: "sku"},
+		{name: "receipt location characters", body: `{"sku":"A","location":"x/y","quantity":1}`, wantCode: "invalid_input", wantField: "location"},
+		{name: "receipt location length 65", body: `{"sku":"A","location":"` + long + `","quantity":1}`, wantCode: "invalid_input", wantField: "location"},
+		{name: "receipt pool characters", body: `{"sku":"A","pool":"p*","quantity":1}`, wantCode: "invalid_input", wantField: "pool"},
+		{name: "receipt pool length 65", body: `{"sku":"A","pool":"` + long + `","quantity":1}`, wantCode: "invalid_input", wantField: "pool"},
+		{name: "reserve sku characters", path: "/v1/reservations", body: reserve(`{"sku":"é","quantity":1}`), wantCode: "invalid_input", wantField: "sku"},
+		{name: "reserve location length 65", path: "/v1/reservations", body: reserve(`{"sku":"A","location":"` + long + `","quantity":1}`), wantCode: "invalid_input", wantField: "location"},
+		{name: "reserve pool characters", path: "/v1/reservations", body: reserve(`{"sku":"A","pool":"a b","quantity":1}`), wantCode: "invalid_input", wantField: "pool"},
+		{name: "create sku characters", path: "/v1/skus", body: `{"sku":"a;b"}`, wantCode: "invalid_input", wantField: "sku"},
+		{name: "create sku length 65", path: "/v1/skus", body: `{"sku":"` + long + `"}`, wantCode: "invalid_input", wantField: "sku"},
+		{name: "create sku name too long", path: "/v1/skus", body: `{"sku":"N","name":"` + strings.Repeat("n", stockd.NameLengthMax+1) + `"}`, wantCode: "invalid_input", wantField: "name"},
+		{name: "create location characters", path: "/v1/locations", body: `{"location":"a%b"}`, wantCode: "invalid_input", wantField: "location"},
+		{name: "reference too long", body: `{"sku":"A","quantity":1,"reference":"` + strings.Repeat("r", stockd.ReferenceLengthMax+1) + `"}`, wantCode: "invalid_input", wantField: "reference"},
+		{name: "reservation id characters", path: "/v1/reservations/a%20b/confirm", body: `{}`, wantCode: "invalid_input", wantField: "id"},
+		{name: "reservation id length 65", path: "/v1/reservations/" + long + "/release", body: ``, wantCode: "invalid_input", wantField: "id"},
+		{name: "release reason unknown", path: "/v1/reservations/{pending}/release", body: `{"reason":"bored"}`, wantCode: "invalid_input", wantField: "reason"},
+		{name: "adjustment reason unknown", path: "/v1/adjustments", body: `{"sku":"A","reason":"theft","delta":-1}`, wantCode: "invalid_input", wantField: "reason"},
+
+		// Headers.
+		{name: "key missing", key: "-", body: receipt(`"quantity":1`), wantCode: "idempotency_key_missing"},
+		{name: "key 129 characters", key: strings.Repeat("k", stockd.IdempotencyKeyLengthMax+1), body: receipt(`"quantity":1`), wantCode: "idempotency_key_invalid"},
+		{name: "key with a tab", key: "key\twith-tab", body: receipt(`"quantity":1`), wantCode: "idempotency_key_invalid"},
+		{name: "key not ASCII", key: "clé", body: receipt(`"quantity":1`), wantCode: "idempotency_key_invalid"},
+		{name: "key missing on confirm", key: "-", path: "/v1/reservations/{pending}/confirm", wantCode: "idempotency_key_missing"},
+		{name: "actor too long", actor: strings.Repeat("a", 65), body: receipt(`"quantity":1`), wantCode: "invalid_input", wantField: "X-Actor"},
+		{name: "actor not ASCII", actor: "zoë", body: receipt(`"quantity":1`), wantCode: "invalid_input", wantField: "X-Actor"},
+
+		// Size.
+		{name: "body over 64 KiB", body: `{"sku":"A","quantity":1,"reference":"` + strings.Repeat("r", stockd.BodySizeMax) + `"}`, wantCode: "body_too_large"},
+		{name: "whitespace over 64 KiB", body: receipt(`"quantity":1`) + strings.Repeat(" ", stockd.BodySizeMax), wantCode: "body_too_large"},
+		{name: "malformed and over 64 KiB", body: `{{` + strings.Repeat("x", stockd.BodySizeMax), wantCode: "body_too_large"},
+
+		// Well-formed but meaningless.
+		{name: "adjustment delta and set_on_hand", path: "/v1/adjustments", body: `{"sku":"A","reason":"cycle_count","delta":1,"set_on_hand":5,"expected_on_hand":10}`, wantCode: "unprocessable"},
+		{name: "adjustment set_on_hand without expected", path: "/v1/adjustments", body: `{"sku":"A","reason":"cycle_count","set_on_hand":5}`, wantCode: "unprocessable"},
+		{name: "adjustment expected without set_on_hand", path: "/v1/adjustments", body: `{"sku":"A","reason":"cycle_count","expected_on_hand":10}`, wantCode: "unprocessable"},
+		{name: "adjustment neither", path: "/v1/adjustments", body: `{"sku":"A","reason":"cycle_count"}`, wantCode: "unprocessable"},
+
+		// Unknown things.
+		{name: "receipt unknown sku", body: `{"sku":"NOPE","quantity":1}`, wantCode: "unknown_sku"},
+		{name: "receipt unknown location", body: `{"sku":"A","location":"nowhere","quantity":1}`, wantCode: "unknown_location"},
+		{name: "reserve unknown sku", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":1},{"sku":"NOPE","quantity":1}`), wantCode: "unknown_sku"},
+		{name: "reserve unknown location", path: "/v1/reservations", body: reserve(`{"sku":"A","location":"nowhere","quantity":1}`), wantCode: "unknown_location"},
+		{name: "adjust unknown sku", path: "/v1/adjustments", body: `{"sku":"NOPE","reason":"found","delta":1}`, wantCode: "unknown_sku"},
+		{name: "confirm unknown reservation", path: "/v1/reservations/r-unknown/confirm", wantCode: "not_found"},
+
+		// Refusals of the books.
+		{name: "reserve more than available", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":10}`), wantCode: "insufficient_stock"},
+		{name: "adjust below reserved", path: "/v1/adjustments", body: `{"sku":"A","reason":"loss","delta":-10}`, wantCode: "insufficient_stock"},
+		{name: "stale cycle count", path: "/v1/adjustments", body: `{"sku":"A","reason":"cycle_count","set_on_hand":3,"expected_on_hand":7}`, wantCode: "stale_quantity"},
+		{name: "confirm after release", path: "/v1/reservations/{released}/confirm", wantCode: "invalid_transition"},
+		{name: "fulfil a pending reservation", path: "/v1/reservations/{pending}/fulfil", body: `{}`, wantCode: "invalid_transition"},
+		{name: "sku exists", path: "/v1/skus", body: `{"sku":"A"}`, wantCode: "already_exists"},
+		{name: "location exists", path: "/v1/locations", body: `{"location":"default"}`, wantCode: "already_exists"},
+	}
+}
+
+// TestBadInputWritesNothing sends every bad input the issue lists (and the
+// refusals of the books) and checks the status, the code, the field, and
+// that neither the ledger nor the stock moved.
+func TestBadInputWritesNothing(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b)
+		h.seed(10, "A")
+		var pending, released Reservation
+		h.must("POST", "/v1/reservations", "setup-pending", `{"lines":[{"sku":"A","quantity":1}]}`, http.StatusCreated, &pending)
+		h.must("POST", "/v1/reservations", "setup-released", `{"lines":[{"sku":"A","quantity":1}]}`, http.StatusCreated, &released)
+		h.must("POST", "/v1/reservations/"+released.ID+"/release", "setup-release", "", http.StatusOK, nil)
+		for i, c := range badRequests() {
+			t.Run(c.name, func(t *testing.T) {
+				h.t = t
+				before := h.books("A")
+				method, path := c.method, c.path
+				if method == "" {
+					method = http.MethodPost
+				}
+				if path == "" {
+					path = "/v1/receipts"
+				}
+				path = strings.NewReplacer("{pending}", pending.ID, "{released}", released.ID).Replace(path)
+				key := c.key
+				switch key {
+				case "":
+					key = fmt.Sprintf("bad-%d", i)
+				case "-":
+					key = ""
+				}
+				a := h.sendHeaders(method, path, []byte(c.body), map[string]string{headerIdempotencyKey: key, headerActor: c.actor})
+				p := a.problem(t)
+				wantStatus := statusOf(c.wantCode)
+				if a.status != wantStatus || p.Code != c.wantCode || p.Status != wantStatus {
+					t.Fatalf("got %d %s (problem status %d), want %d %s: %s", a.status, p.Code, p.Status, wantStatus, c.wantCode, a.body)
+				}
+				if a.status >= 500 {
+					t.Fatalf("bad input answered %d", a.status)
+				}
+				if c.wantField != "" && p.Field != c.wantField {
+					t.Errorf("field %q, want %q: %s", p.Field, c.wantField, a.body)
+				}
+				if ct := a.header.Get("Content-Type"); ct != "application/problem+json" {
+					t.Errorf("Content-Type %q, want application/problem+json", ct)
+				}
+				h.requireUnchanged(before, "A")
+			})
+		}
+	})
+}
+
+// TestBodyTooLargeChunked sends an oversized body without a Content-Length,
+// so that only the reading limit can catch it.
+func TestBodyTooLargeChunked(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b)
+		h.seed(10, "A")
+		before := h.books("A")
+		body := `{"sku":"A","quantity":1,"reference":"` + strings.Repeat("r", 2*stockd.BodySizeMax) + `"}`
+		// A reader of unknown length makes the client send it chunked.
+		req, err := http.NewRequest(http.MethodPost, h.url+"/v1/receipts", io.MultiReader(strings.NewReader(body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set(headerIdempotencyKey, "chunked")
+		resp, err := h.http.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("status %d, want 413", resp.StatusCode)
+		}
+		h.requireUnchanged(before, "A")
+	})
+}
+
+// TestReadsRefuseBadInput covers the query and path checks of the reads.
+func TestReadsRefuseBadInput(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b)
+		h.seed(1, "A")
+		for _, c := range []struct {
+			path     string
+			wantCode string
+		}{
+			{"/v1/stock/NOPE", "unknown_sku"},
+			{"/v1/stock/a%20b", "invalid_input"},
+			{"/v1/skus/NOPE", "unknown_sku"},
+			{"/v1/skus/" + strings.Repeat("s", 65), "invalid_input"},
+			{"/v1/reservations/nope", "not_found"},
+			{"/v1/reservations?key=nope", "not_found"},
+			{"/v1/reservations", "invalid_input"},
+			{"/v1/reservations?key=" + strings.Repeat("k", 129), "invalid_input"},
+			{"/v1/ledger?limit=0", "invalid_input"},
+			{"/v1/ledger?limit=1001", "invalid_input"},
+			{"/v1/ledger?limit=ten", "invalid_input"},
+			{"/v1/ledger?after=-1", "invalid_input"},
+			{"/v1/ledger?after=1.5", "invalid_input"},
+			{"/v1/ledger?sku=a*b", "invalid_input"},
+			{"/v1/ledger?sku=NOPE", "unknown_sku"},
+			{"/v1/events?limit=100000", "invalid_input"},
+			{"/v1/nothing", "not_found"},
+		} {
+			a := h.send(http.MethodGet, c.path, "", nil)
+			if p := a.problem(t); a.status != statusOf(c.wantCode) || p.Code != c.wantCode {
+				t.Errorf("GET %s: %d %s, want %d %s", c.path, a.status, p.Code, statusOf(c.wantCode), c.wantCode)
+			}
+		}
+		a := h.send(http.MethodDelete, "/v1/skus", "k", nil)
+		if p := a.problem(t); a.status != http.StatusMethodNotAllowed || p.Code != CodeMethodNotAllowed || a.header.Get("Allow") != "POST" {
+			t.Errorf("DELETE /v1/skus: %d %s Allow %q, want 405 %s Allow POST", a.status, p.Code, a.header.Get("Allow"), CodeMethodNotAllowed)
+		}
+	})
+}

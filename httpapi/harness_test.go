@@ -1,0 +1,157 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/internal/testdb"
+	"github.com/stockd/stockd/store"
+)
+
+// harness is a real server over a real engine and store of one backend.
+type harness struct {
+	t        *testing.T
+	url      string
+	store    store.Store
+	registry *prometheus.Registry
+	http     *http.Client
+}
+
+func newHarness(t *testing.T, b testdb.Backend) *harness {
+	t.Helper()
+	st := b.New(t)
+	eng := engine.New(engine.Config{Store: st})
+	registry := prometheus.NewRegistry()
+	srv := httptest.NewServer(NewServer(Config{Engine: eng, Store: st, Registerer: registry}))
+	// Cleanups run last-in first-out: the server stops before the engine,
+	// the engine before the store (registered by b.New).
+	t.Cleanup(eng.Close)
+	t.Cleanup(srv.Close)
+	return &harness{t: t, url: srv.URL, store: st, registry: registry, http: srv.Client()}
+}
+
+// answer is one raw HTTP answer.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// problem decodes the answer as a problem document.
+func (a answer) problem(t *testing.T) Problem {
+	t.Helper()
+	var p Problem
+	if err := json.Unmarshal(a.body, &p); err != nil {
+		t.Fatalf("answer %d is not a problem: %v: %s", a.status, err, a.body)
+	}
+	return p
+}
+
+// send makes one request; key "" sends no Idempotency-Key header.
+func (h *harness) send(method, path, key string, body []byte) answer {
+	h.t.Helper()
+	return h.sendHeaders(method, path, body, map[string]string{headerIdempotencyKey: key})
+}
+
+// sendHeaders makes one request with headers; an empty value is left out.
+func (h *harness) sendHeaders(method, path string, body []byte, headers map[string]string) answer {
+	h.t.Helper()
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(body)
+	}
+	req, err := http.NewRequest(method, h.url+path, reader)
+	if err != nil {
+		h.t.Fatalf("build %s %s: %v", method, path, err)
+	}
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := h.http.Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		h.t.Fatalf("read answer of %s %s: %v", method, path, err)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: got}
+}
+
+// must makes a request that must answer want, and decodes it into out.
+func (h *harness) must(method, path, key, body string, want int, out any) answer {
+	h.t.Helper()
+	var b []byte
+	if body != "" {
+		b = []byte(body)
+	}
+	a := h.send(method, path, key, b)
+	if a.status != want {
+		h.t.Fatalf("%s %s %s: status %d, want %d: %s", method, path, body, a.status, want, a.body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(a.body, out); err != nil {
+			h.t.Fatalf("%s %s: decode %s: %v", method, path, a.body, err)
+		}
+	}
+	return a
+}
+
+// seed creates the SKUs and receives quantity of each at the default
+// location.
+func (h *harness) seed(quantity int64, skus ...string) {
+	h.t.Helper()
+	for _, sku := range skus {
+		h.must("POST", "/v1/skus", "seed-sku-"+sku, `{"sku":"`+sku+`"}`, http.StatusCreated, nil)
+		if quantity > 0 {
+			body, err := json.Marshal(map[string]any{"sku": sku, "quantity": quantity})
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			h.must("POST", "/v1/receipts", "seed-receipt-"+sku, string(body), http.StatusOK, nil)
+		}
+	}
+}
+
+// books is what the store holds, as the API shows it: every event and
+// the stock of some SKUs. Two equal books mean nothing was written.
+type books struct {
+	events EventPage
+	stock  map[string]Stock
+}
+
+func (h *harness) books(skus ...string) books {
+	h.t.Helper()
+	b := books{stock: map[string]Stock{}}
+	h.must("GET", "/v1/events?limit=1000", "", "", http.StatusOK, &b.events)
+	for _, sku := range skus {
+		var s Stock
+		h.must("GET", "/v1/stock/"+sku, "", "", http.StatusOK, &s)
+		b.stock[sku] = s
+	}
+	return b
+}
+
+func (h *harness) requireUnchanged(before books, skus ...string) {
+	h.t.Helper()
+	after := h.books(skus...)
+	if len(after.events.Events) != len(before.events.Events) || after.events.NextAfter != before.events.NextAfter {
+		h.t.Fatalf("ledger changed: %d entries before, %d after (next_after %d -> %d)",
+			len(before.events.Events), len(after.events.Events), before.events.NextAfter, after.events.NextAfter)
+	}
+	for _, sku := range skus {
+		if b, a := before.stock[sku], after.stock[sku]; b.Totals != a.Totals || len(b.Positions) != len(a.Positions) {
+			h.t.Fatalf("stock of %s changed: %+v -> %+v", sku, b, a)
+		}
+	}
+}

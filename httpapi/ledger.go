@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+)
+
+func (s *Server) listLedger(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	params, verr := pageParams(q)
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	if q.Has("sku") {
+		params.SKU = q.Get("sku")
+		if !stockd.ValidIdentifier(params.SKU) {
+			writeProblem(w, stockd.InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", stockd.IdentifierLengthMax))
+			return
+		}
+		if !s.skuExists(w, r, params.SKU) {
+			return
+		}
+	}
+	entries, err := s.store.LedgerList(r.Context(), params)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, LedgerPage{Entries: ledgerEntriesOut(entries), NextAfter: nextAfter(entries, params.After)})
+}
+
+// listEvents reads the ledger as the outbox: every entry carries the
+// position, the reservation, the deltas and the counters after.
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request) {
+	params, verr := pageParams(r.URL.Query())
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	entries, err := s.store.LedgerList(r.Context(), params)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, EventPage{Events: ledgerEntriesOut(entries), NextAfter: nextAfter(entries, params.After)})
+}
+
+// pageParams reads the cursor (after, default 0) and the page size (limit,
+// default stockd.PageSizeDefault, at most stockd.PageSizeMax).
+func pageParams(q url.Values) (store.LedgerListParams, *stockd.Error) {
+	p := store.LedgerListParams{Limit: stockd.PageSizeDefault}
+	if q.Has("after") {
+		after, err := strconv.ParseInt(q.Get("after"), 10, 64)
+		if err != nil || after < 0 {
+			return p, stockd.InvalidField("after", "must be an integer of at least 0")
+		}
+		p.After = after
+	}
+	if q.Has("limit") {
+		limit, err := strconv.ParseInt(q.Get("limit"), 10, 64)
+		if err != nil || limit < 1 || limit > stockd.PageSizeMax {
+			return p, stockd.InvalidField("limit", "must be an integer from 1 to %d", stockd.PageSizeMax)
+		}
+		p.Limit = int(limit)
+	}
+	return p, nil
+}
+
+// nextAfter is the cursor of the page after entries: the last seq read, or
+// the same cursor when there was nothing new, so a poller can keep asking.
+func nextAfter(entries []stockd.LedgerEntry, after int64) int64 {
+	if len(entries) == 0 {
+		return after
+	}
+	return entries[len(entries)-1].Seq
+}

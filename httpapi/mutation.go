@@ -1,0 +1,78 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/stockd/stockd"
+)
+
+// mutation is what one mutating endpoint supplies to mutate.
+type mutation struct {
+	// body is a pointer to the request struct the body decodes into.
+	body any
+	// bodyOptional accepts an empty body as the zero request.
+	bodyOptional bool
+	// command builds the command from the decoded body, refusing what the
+	// domain cannot tell apart (a missing number, an explicit TTL of 0).
+	command func() (stockd.Command, *stockd.Error)
+	// answer renders a successful result.
+	answer func(stockd.Result) any
+}
+
+// mutate runs the steps every mutation shares: the idempotency key, the
+// actor, the strict body, the request fingerprint, the engine, and the
+// answer. Each refusal before Submit writes nothing. A replay is rendered
+// from the stored result exactly as the first answer was, so the caller
+// gets the same status and the same bytes.
+func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
+	key, err := idempotencyKey(r)
+	if err != nil {
+		writeProblem(w, err)
+		return
+	}
+	actor, err := actor(r)
+	if err != nil {
+		writeProblem(w, err)
+		return
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		writeProblem(w, err)
+		return
+	}
+	decode := decodeStrict
+	if m.bodyOptional {
+		decode = decodeOptional
+	}
+	if err := decode(body, m.body); err != nil {
+		writeProblem(w, err)
+		return
+	}
+	cmd, err := m.command()
+	if err != nil {
+		writeProblem(w, err)
+		return
+	}
+	cmd.IdempotencyKey = key
+	cmd.RequestHash = requestHash(r, m.body)
+	cmd.Actor = actor
+	result, submitErr := s.engine.Submit(r.Context(), cmd)
+	if submitErr != nil {
+		s.failure(w, r, submitErr)
+		return
+	}
+	// key_reused comes back marked replayed, but it answers this request,
+	// not the first one: it must not claim to be a replay.
+	if result.Replayed && (result.Err == nil || result.Err.Code != stockd.CodeIdempotencyKeyReused) {
+		w.Header().Set(headerReplayed, "true")
+	}
+	if result.Err != nil {
+		writeProblem(w, result.Err)
+		return
+	}
+	status := http.StatusOK
+	if result.Created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, m.answer(result))
+}

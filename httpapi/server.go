@@ -1,0 +1,239 @@
+// Package httpapi is stockd's HTTP JSON API under /v1: the server, a Go
+// client on the same contract, and the OpenAPI document describing both.
+// Every mutation goes through the engine with the caller's idempotency key;
+// reads go to the store.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+)
+
+// Submitter applies one command; *engine.Engine is one. Submit returns bad
+// input and business failures as Result.Err, and an error only for failures
+// that are not the caller's (storage unreachable, ctx done).
+type Submitter interface {
+	Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error)
+}
+
+// Config configures a Server. Zero values mean the documented default.
+type Config struct {
+	// Engine applies every mutation. Required.
+	Engine Submitter
+	// Store serves the reads. Required.
+	Store store.Store
+	// Logger defaults to slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the request metrics. Defaults to a new registry
+	// of the server's own.
+	Registerer prometheus.Registerer
+	// Gatherer is what GET /metrics exposes. Defaults to Registerer when it
+	// is also a Gatherer (as *prometheus.Registry is), else to
+	// prometheus.DefaultGatherer.
+	Gatherer prometheus.Gatherer
+}
+
+// healthTimeout bounds the store read behind GET /healthz, so that a stuck
+// database answers unhealthy instead of hanging the probe.
+const healthTimeout = 2 * time.Second
+
+// Server is the HTTP API. It implements http.Handler.
+type Server struct {
+	engine   Submitter
+	store    store.Store
+	logger   *slog.Logger
+	metrics  *metrics
+	gatherer prometheus.Gatherer
+	mux      *http.ServeMux
+}
+
+// route is one endpoint: a ServeMux pattern and the fixed operation name
+// its metrics carry (never the raw path, whose ids would explode the label
+// set).
+type route struct {
+	pattern   string
+	operation string
+	handler   http.HandlerFunc
+}
+
+// operationUnmatched labels requests no route serves.
+const operationUnmatched = "unmatched"
+
+// NewServer returns a Server with every route registered.
+func NewServer(cfg Config) *Server {
+	if cfg.Engine == nil || cfg.Store == nil {
+		panic("httpapi: Config.Engine and Config.Store are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Registerer == nil {
+		cfg.Registerer = prometheus.NewRegistry()
+	}
+	if cfg.Gatherer == nil {
+		if g, ok := cfg.Registerer.(prometheus.Gatherer); ok {
+			cfg.Gatherer = g
+		} else {
+			cfg.Gatherer = prometheus.DefaultGatherer
+		}
+	}
+	s := &Server{
+		engine:   cfg.Engine,
+		store:    cfg.Store,
+		logger:   cfg.Logger,
+		metrics:  newMetrics(cfg.Registerer),
+		gatherer: cfg.Gatherer,
+		mux:      http.NewServeMux(),
+	}
+	for _, rt := range s.routes() {
+		s.mux.Handle(rt.pattern, s.instrument(rt.operation, rt.handler))
+	}
+	s.mux.Handle("/", s.instrument(operationUnmatched, s.unmatched))
+	return s
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"POST /v1/skus", "sku_create", s.createSKU},
+		{"GET /v1/skus/{sku}", "sku_get", s.getSKU},
+		{"POST /v1/locations", "location_create", s.createLocation},
+		{"GET /v1/locations", "location_list", s.listLocations},
+		{"POST /v1/receipts", "receipt_create", s.createReceipt},
+		{"POST /v1/adjustments", "adjustment_create", s.createAdjustment},
+		{"GET /v1/stock/{sku}", "stock_get", s.getStock},
+		{"POST /v1/reservations", "reservation_create", s.createReservation},
+		{"GET /v1/reservations", "reservation_get_by_key", s.getReservationByKey},
+		{"GET /v1/reservations/{id}", "reservation_get", s.getReservation},
+		{"POST /v1/reservations/{id}/confirm", "reservation_confirm", s.confirmReservation},
+		{"POST /v1/reservations/{id}/release", "reservation_release", s.releaseReservation},
+		{"POST /v1/reservations/{id}/fulfil", "reservation_fulfil", s.fulfilReservation},
+		{"GET /v1/ledger", "ledger_list", s.listLedger},
+		{"GET /v1/events", "event_list", s.listEvents},
+		{"GET /healthz", "healthz", s.healthz},
+		{"GET /metrics", "metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}).ServeHTTP},
+		{"GET /openapi.json", "openapi", s.openAPI},
+	}
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mux.ServeHTTP(w, r)
+}
+
+// instrument counts and times each request under its operation, and turns
+// a handler's panic (a bug) into a logged 500 rather than a dropped
+// connection a client would retry into the same bug.
+func (s *Server) instrument(operation string, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &recorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.logger.Error("handler panicked", "operation", operation, "panic", p)
+				if !rec.wroteHeader {
+					writeProblem(rec, internalError())
+				}
+			}
+			s.metrics.observe(operation, rec.outcome(), time.Since(start))
+		}()
+		h(rec, r)
+	})
+}
+
+// unmatched answers a request no route serves: 405 with Allow when the
+// path exists under other methods, else 404, both as problems.
+func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		probe := r.Clone(r.Context())
+		probe.Method = method
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allowed = append(allowed, method)
+		}
+	}
+	if len(allowed) > 0 {
+		for _, m := range allowed {
+			w.Header().Add("Allow", m)
+		}
+		writeProblem(w, stockd.Errorf(CodeMethodNotAllowed, "%s is not served on %s", r.Method, r.URL.Path))
+		return
+	}
+	writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "no endpoint at %s", r.URL.Path))
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if _, err := s.store.LocationList(ctx); err != nil {
+		s.logger.Warn("health check failed", "err", err)
+		writeJSON(w, http.StatusServiceUnavailable, Health{Status: "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, Health{Status: "ok"})
+}
+
+func internalError() *stockd.Error {
+	return stockd.Errorf(stockd.CodeInternal, "internal error")
+}
+
+// failure answers an error that is not the caller's: the details go to the
+// log, the caller sees only internal error, or cancelled when its own
+// context ended first (then a retry with the same key learns the outcome).
+func (s *Server) failure(w http.ResponseWriter, r *http.Request, err error) {
+	if r.Context().Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		s.logger.Warn("request ended before its answer", "method", r.Method, "path", r.URL.Path, "err", err)
+		writeProblem(w, stockd.Errorf(stockd.CodeCancelled, "the request ended before it was answered; retry with the same idempotency key"))
+		return
+	}
+	s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+	writeProblem(w, internalError())
+}
+
+// recorder remembers what a handler answered, for the metrics.
+type recorder struct {
+	http.ResponseWriter
+	status      int
+	code        string // error code of a problem answer
+	wroteHeader bool
+}
+
+func (rec *recorder) WriteHeader(status int) {
+	if !rec.wroteHeader {
+		rec.status, rec.wroteHeader = status, true
+	}
+	rec.ResponseWriter.WriteHeader(status)
+}
+
+func (rec *recorder) Write(b []byte) (int, error) {
+	if !rec.wroteHeader {
+		rec.WriteHeader(http.StatusOK)
+	}
+	return rec.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (rec *recorder) Unwrap() http.ResponseWriter { return rec.ResponseWriter }
+
+// outcome is the metrics code label: "ok", or the answer's error code.
+func (rec *recorder) outcome() string {
+	switch {
+	case rec.code != "":
+		return rec.code
+	case rec.status >= http.StatusBadRequest:
+		return fmt.Sprintf("http_%d", rec.status)
+	}
+	return "ok"
+}

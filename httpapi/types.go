@@ -1,0 +1,208 @@
+package httpapi
+
+import (
+	"time"
+
+	"github.com/stockd/stockd"
+)
+
+// The API's own types. They are the wire contract of /v1 (described by
+// openapi.json) and are shared by Server and Client; the domain types' JSON
+// tags are for stored answers, not for callers, so the two can evolve apart.
+
+// SKU is a stock-keeping unit.
+type SKU struct {
+	SKU       string    `json:"sku"`
+	Name      string    `json:"name"`
+	Unit      string    `json:"unit"`
+	CreatedAt time.Time `json:"created_at"`
+	// Replayed is set by Client when the answer is the stored answer of an
+	// earlier request with the same idempotency key; never on the wire.
+	Replayed bool `json:"-"`
+}
+
+// Location is a place that holds stock; lower priority numbers are tried
+// first when a reservation line names no location.
+type Location struct {
+	Location  string    `json:"location"`
+	Name      string    `json:"name"`
+	Priority  int       `json:"priority"`
+	CreatedAt time.Time `json:"created_at"`
+	// Replayed: see SKU.Replayed.
+	Replayed bool `json:"-"`
+}
+
+// LocationList is the answer of GET /v1/locations.
+type LocationList struct {
+	Locations []Location `json:"locations"`
+}
+
+// Counters are the four books of a position.
+type Counters struct {
+	OnHand      int64 `json:"on_hand"`
+	Reserved    int64 `json:"reserved"`
+	Committed   int64 `json:"committed"`
+	Quarantined int64 `json:"quarantined"`
+}
+
+// Balance is Counters with the derived available.
+type Balance struct {
+	OnHand      int64 `json:"on_hand"`
+	Reserved    int64 `json:"reserved"`
+	Committed   int64 `json:"committed"`
+	Quarantined int64 `json:"quarantined"`
+	Available   int64 `json:"available"`
+}
+
+// Position is one (SKU, location, pool) and its balance: the answer to a
+// receipt or an adjustment.
+type Position struct {
+	SKU      string `json:"sku"`
+	Location string `json:"location"`
+	Pool     string `json:"pool"`
+	Balance
+	// Replayed: see SKU.Replayed.
+	Replayed bool `json:"-"`
+}
+
+// StockPosition is one position inside Stock.
+type StockPosition struct {
+	Location string `json:"location"`
+	Pool     string `json:"pool"`
+	Balance
+}
+
+// Stock is every position of one SKU and their totals.
+type Stock struct {
+	SKU       string          `json:"sku"`
+	Positions []StockPosition `json:"positions"`
+	Totals    Balance         `json:"totals"`
+}
+
+// ReservationLine is one placed line of a reservation.
+type ReservationLine struct {
+	SKU      string `json:"sku"`
+	Quantity int64  `json:"quantity"`
+	Location string `json:"location"`
+	Pool     string `json:"pool"`
+}
+
+// Reservation holds stock for an order.
+type Reservation struct {
+	ID            string            `json:"id"`
+	Key           string            `json:"key"`
+	Status        string            `json:"status"`
+	ExpiresAt     time.Time         `json:"expires_at"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	ReleaseReason string            `json:"release_reason,omitempty"`
+	Lines         []ReservationLine `json:"lines"`
+	// Replayed: see SKU.Replayed.
+	Replayed bool `json:"-"`
+}
+
+// LedgerEntry is one immutable change to one position; events are the same
+// entries read as an outbox.
+type LedgerEntry struct {
+	Seq           int64     `json:"seq"`
+	Type          string    `json:"type"`
+	BusinessID    string    `json:"business_id"`
+	SKU           string    `json:"sku"`
+	Location      string    `json:"location"`
+	Pool          string    `json:"pool"`
+	Delta         Counters  `json:"delta"`
+	After         Balance   `json:"after"`
+	ReservationID string    `json:"reservation_id,omitempty"`
+	Actor         string    `json:"actor,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+	Reference     string    `json:"reference,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// LedgerPage is one page of GET /v1/ledger. NextAfter is the cursor for the
+// next page: the last entry's seq, or the request's after when empty.
+type LedgerPage struct {
+	Entries   []LedgerEntry `json:"entries"`
+	NextAfter int64         `json:"next_after"`
+}
+
+// EventPage is one page of GET /v1/events.
+type EventPage struct {
+	Events    []LedgerEntry `json:"events"`
+	NextAfter int64         `json:"next_after"`
+}
+
+// Health is the answer of GET /healthz.
+type Health struct {
+	Status string `json:"status"`
+}
+
+func skuOut(s stockd.SKU) SKU {
+	return SKU{SKU: s.ID, Name: s.Name, Unit: s.Unit, CreatedAt: s.CreatedAt.UTC()}
+}
+
+func locationOut(l stockd.Location) Location {
+	return Location{Location: l.ID, Name: l.Name, Priority: l.Priority, CreatedAt: l.CreatedAt.UTC()}
+}
+
+func balanceOut(c stockd.Counters) Balance {
+	return Balance{OnHand: c.OnHand, Reserved: c.Reserved, Committed: c.Committed, Quarantined: c.Quarantined, Available: c.Available()}
+}
+
+func positionOut(p stockd.Position) Position {
+	return Position{SKU: p.SKU, Location: p.Location, Pool: p.Pool, Balance: balanceOut(p.Counters)}
+}
+
+func stockOut(sku string, positions []stockd.Position) Stock {
+	out := Stock{SKU: sku, Positions: make([]StockPosition, 0, len(positions))}
+	var total stockd.Counters
+	for _, p := range positions {
+		out.Positions = append(out.Positions, StockPosition{Location: p.Location, Pool: p.Pool, Balance: balanceOut(p.Counters)})
+		total = total.Add(p.Counters)
+	}
+	out.Totals = balanceOut(total)
+	return out
+}
+
+func reservationOut(r stockd.Reservation) Reservation {
+	out := Reservation{
+		ID:            r.ID,
+		Key:           r.Key,
+		Status:        string(r.Status),
+		ExpiresAt:     r.ExpiresAt.UTC(),
+		CreatedAt:     r.CreatedAt.UTC(),
+		UpdatedAt:     r.UpdatedAt.UTC(),
+		ReleaseReason: r.ReleaseReason,
+		Lines:         make([]ReservationLine, 0, len(r.Lines)),
+	}
+	for _, l := range r.Lines {
+		out.Lines = append(out.Lines, ReservationLine{SKU: l.SKU, Quantity: l.Quantity, Location: l.Location, Pool: l.Pool})
+	}
+	return out
+}
+
+func ledgerEntryOut(e stockd.LedgerEntry) LedgerEntry {
+	return LedgerEntry{
+		Seq:           e.Seq,
+		Type:          e.BusinessType,
+		BusinessID:    e.BusinessID,
+		SKU:           e.Position.SKU,
+		Location:      e.Position.Location,
+		Pool:          e.Position.Pool,
+		Delta:         Counters{OnHand: e.Delta.OnHand, Reserved: e.Delta.Reserved, Committed: e.Delta.Committed, Quarantined: e.Delta.Quarantined},
+		After:         balanceOut(e.After),
+		ReservationID: e.ReservationID,
+		Actor:         e.Actor,
+		Reason:        e.Reason,
+		Reference:     e.Reference,
+		CreatedAt:     e.CreatedAt.UTC(),
+	}
+}
+
+func ledgerEntriesOut(entries []stockd.LedgerEntry) []LedgerEntry {
+	out := make([]LedgerEntry, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, ledgerEntryOut(e))
+	}
+	return out
+}

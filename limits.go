@@ -1,0 +1,40 @@
+package stockd
+
+import "time"
+
+// Limits on everything a caller can send. Each bound is checked before a
+// command reaches storage, so a request beyond one is rejected and writes
+// nothing.
+const (
+	// QuantityMax bounds one quantity or delta: 10^12 base units keeps every
+	// sum of a 100-line order far from int64 overflow.
+	QuantityMax int64 = 1_000_000_000_000
+	// CounterMax bounds any counter after a change, for the same reason.
+	CounterMax int64 = 1 << 60
+
+	LinesPerReservationMax  = 100
+	IdentifierLengthMax     = 64
+	NameLengthMax           = 200
+	ReferenceLengthMax      = 200
+	IdempotencyKeyLengthMax = 128
+	BodySizeMax             = 64 << 10
+
+	ReservationTTLDefault = 15 * time.Minute
+	ReservationTTLMin     = time.Second
+	ReservationTTLMax     = 24 * time.Hour
+
+	// BatchSizeMax bounds the commands applied in one transaction; past about
+	// 500-1000, p99 grows without throughput (see docs/benchmarks.md).
+	BatchSizeMax = 512
+	// PageSizeMax bounds every list read (ledger, events).
+	PageSizeMax     = 1000
+	PageSizeDefault = 100
+	// LocationPriorityMax bounds the priority number of a location.
+	LocationPriorityMax = 1_000_000
+)
+
+// Defaults for the parts of a position key a caller may leave out.
+const (
+	LocationDefault = "default"
+	PoolDefault     = "normal"
+)

@@ -1,0 +1,387 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/store"
+)
+
+func TestInterpretError(t *testing.T) {
+	pgError := func(code string) error { return fmt.Errorf("exec: %w", &pgconn.PgError{Code: code}) }
+	tests := []struct {
+		name      string
+		err       error
+		retry     bool
+		notFound  bool
+		unchanged bool
+	}{
+		{name: "serialization failure", err: pgError("40001"), retry: true},
+		{name: "deadlock", err: pgError("40P01"), retry: true},
+		{name: "unique violation", err: pgError("23505"), retry: true},
+		{name: "check violation", err: pgError("23514")},
+		{name: "no rows", err: pgx.ErrNoRows, notFound: true},
+		{name: "other server error", err: pgError("57P01"), unchanged: true},
+		{name: "not from the server", err: errors.New("boom"), unchanged: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := interpretError(tt.err)
+			if !errors.Is(got, tt.err) {
+				t.Errorf("interpretError(%v) = %v, lost the original error", tt.err, got)
+			}
+			if errors.Is(got, store.ErrRetry) != tt.retry {
+				t.Errorf("interpretError(%v) is ErrRetry = %v, want %v", tt.err, !tt.retry, tt.retry)
+			}
+			if errors.Is(got, stockd.ErrNotFound) != tt.notFound {
+				t.Errorf("interpretError(%v) is ErrNotFound = %v, want %v", tt.err, !tt.notFound, tt.notFound)
+			}
+			if tt.unchanged && got != tt.err {
+				t.Errorf("interpretError(%v) = %v, want it unchanged", tt.err, got)
+			}
+		})
+	}
+	if interpretError(nil) != nil {
+		t.Error("interpretError(nil) != nil")
+	}
+}
+
+func TestMigrateIdempotent(t *testing.T) {
+	s := NewTestStore(t)
+	ctx := t.Context()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("second Migrate: %v", err)
+	}
+	wantMigrationsRecorded(t, s)
+}
+
+func TestMigrateConcurrent(t *testing.T) {
+	databaseURL := newTestSchema(t)
+	const processes = 4
+	stores := make([]*Store, processes)
+	for i := range stores {
+		stores[i] = openTestStore(t, databaseURL)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, processes)
+	for i, s := range stores {
+		wg.Go(func() { errs[i] = s.Migrate(t.Context()) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Migrate in process %d: %v", i, err)
+		}
+	}
+	wantMigrationsRecorded(t, stores[0])
+}
+
+// wantMigrationsRecorded checks that every embedded migration is recorded
+// exactly once.
+func wantMigrationsRecorded(t *testing.T, s *Store) {
+	t.Helper()
+	all, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded, distinct int
+	err = s.pool.QueryRow(t.Context(), `SELECT count(*), count(DISTINCT version) FROM schema_migrations`).Scan(&recorded, &distinct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recorded != len(all) || distinct != len(all) {
+		t.Fatalf("schema_migrations holds %d rows (%d versions), want %d", recorded, distinct, len(all))
+	}
+}
+
+func TestCheckDurability(t *testing.T) {
+	s := NewTestStore(t)
+	if err := s.CheckDurability(t.Context()); err != nil {
+		t.Fatalf("CheckDurability on this machine: %v", err)
+	}
+}
+
+// wantSQLState fails t unless err carries a server error with code.
+func wantSQLState(t *testing.T, what string, err error, code string) {
+	t.Helper()
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != code {
+		t.Fatalf("%s: error = %v, want SQLSTATE %s", what, err, code)
+	}
+}
+
+func TestLedgerImmutable(t *testing.T) {
+	s := NewTestStore(t)
+	h := newHarness(t, s)
+	h.do(skuCreate("a"))
+	h.do(receive("a", 5))
+	const restrictViolation = "23001"
+	for _, sql := range []string{
+		`UPDATE ledger SET on_hand = on_hand + 1`,
+		`DELETE FROM ledger`,
+		`TRUNCATE ledger`,
+	} {
+		_, err := s.pool.Exec(t.Context(), sql)
+		wantSQLState(t, sql, err, restrictViolation)
+	}
+	entries, err := s.LedgerList(t.Context(), store.LedgerListParams{})
+	if err != nil || len(entries) != 1 || entries[0].After.OnHand != 5 {
+		t.Fatalf("ledger after refused changes = %+v, %v; want the one receipt", entries, err)
+	}
+}
+
+func TestCountersCheck(t *testing.T) {
+	s := NewTestStore(t)
+	h := newHarness(t, s)
+	h.do(skuCreate("a"))
+	h.do(receive("a", 5))
+	const checkViolation = "23514"
+	for _, sql := range []string{
+		`UPDATE positions SET on_hand = -1, reserved = 0`,
+		`UPDATE positions SET reserved = -1`,
+		`UPDATE positions SET committed = -1`,
+		`UPDATE positions SET quarantined = -1`,
+		`UPDATE positions SET reserved = 6`,
+		`UPDATE positions SET reserved = 2, committed = 2, quarantined = 2`,
+	} {
+		_, err := s.pool.Exec(t.Context(), sql)
+		wantSQLState(t, sql, err, checkViolation)
+	}
+
+	// Through the seam, a violation is a bug, never a conflict to retry.
+	tx, err := s.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rollback(t, tx)
+	key := stockd.PositionKey{SKU: "a", Location: stockd.LocationDefault, Pool: stockd.PoolDefault}
+	err = tx.Write(t.Context(), &stockd.BatchWrites{Positions: []stockd.Position{{PositionKey: key, Counters: stockd.Counters{OnHand: 1, Reserved: 2}}}})
+	wantSQLState(t, "Write of available -1", err, checkViolation)
+	if errors.Is(err, store.ErrRetry) {
+		t.Fatalf("Write of available -1 = %v, want an error that is not ErrRetry", err)
+	}
+}
+
+func TestRollbackAfterCommit(t *testing.T) {
+	s := NewTestStore(t)
+	tx, err := s.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(t.Context()); err != nil {
+		t.Fatalf("Rollback after Commit = %v, want nil", err)
+	}
+}
+
+// TestConcurrentCreatorRetries has two transactions create the same SKU: the
+// second waits for the first and must learn to retry, not fail.
+func TestConcurrentCreatorRetries(t *testing.T) {
+	s := NewTestStore(t)
+	ctx := t.Context()
+	now := time.Now().UTC()
+	write := &stockd.BatchWrites{
+		SKUs:         []stockd.SKU{{ID: "a", Unit: "piece", CreatedAt: now}},
+		NewPositions: []stockd.Position{{PositionKey: stockd.PositionKey{SKU: "a", Location: "default", Pool: "normal"}}},
+	}
+	first, err := s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rollback(t, first)
+	if err := first.Write(ctx, write); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rollback(t, second)
+	done := make(chan error, 1)
+	go func() { done <- second.Write(ctx, write) }()
+	if err := first.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, store.ErrRetry) {
+		t.Fatalf("second creator's Write = %v, want ErrRetry", err)
+	}
+}
+
+// TestLedgerSeqFollowsBatchOrder checks that seq is assigned in the order
+// the batch decided its changes, not in key order.
+func TestLedgerSeqFollowsBatchOrder(t *testing.T) {
+	s := NewTestStore(t)
+	ctx := t.Context()
+	now := time.Now().UTC()
+	order := []string{"c", "a", "b", "e", "d"}
+	w := &stockd.BatchWrites{}
+	for _, sku := range order {
+		w.SKUs = append(w.SKUs, stockd.SKU{ID: sku, Unit: "piece", CreatedAt: now})
+		w.Ledger = append(w.Ledger, stockd.LedgerEntry{
+			BusinessType: stockd.BusinessReceipt, BusinessID: "k-" + sku,
+			Position:  stockd.PositionKey{SKU: sku, Location: "default", Pool: "normal"},
+			CreatedAt: now,
+		})
+	}
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rollback(t, tx)
+	if err := tx.Write(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := s.LedgerList(ctx, store.LedgerListParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range entries {
+		if e.Position.SKU != order[i] || (i > 0 && e.Seq <= entries[i-1].Seq) {
+			t.Fatalf("ledger = %+v, want SKUs in the order %v with rising seq", entries, order)
+		}
+	}
+}
+
+func TestEngineRoundTrip(t *testing.T) {
+	s := NewTestStore(t)
+	ctx := t.Context()
+	h := newHarness(t, s)
+
+	sku := h.do(skuCreate("apple"))
+	if !sku.Created {
+		t.Fatalf("create sku = %+v", sku)
+	}
+	h.do(receive("apple", 10))
+	reserved := h.do(stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: "order-1", RequestHash: "order-1",
+		Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "apple", Quantity: 3}}}})
+	r := reserved.Reservation
+	if r == nil || r.Status != stockd.StatusPending {
+		t.Fatalf("reserve = %+v, want pending", reserved)
+	}
+	confirmed := h.do(stockd.Command{Kind: stockd.KindConfirm, IdempotencyKey: "confirm-1", RequestHash: "confirm-1",
+		Transition: &stockd.Transition{ReservationID: r.ID}})
+	if confirmed.Reservation == nil || confirmed.Reservation.Status != stockd.StatusConfirmed {
+		t.Fatalf("confirm = %+v, want confirmed", confirmed)
+	}
+	replay := h.do(receive("apple", 10)) // same key as the first receipt
+	if !replay.Replayed {
+		t.Fatalf("second receipt under one key = %+v, want a replay", replay)
+	}
+
+	gotSKU, err := s.SKUGet(ctx, "apple")
+	if err != nil || gotSKU.ID != "apple" || gotSKU.CreatedAt.Location() != time.UTC {
+		t.Fatalf("SKUGet = %+v, %v", gotSKU, err)
+	}
+	if _, err := s.SKUGet(ctx, "pear"); !errors.Is(err, stockd.ErrNotFound) {
+		t.Fatalf("SKUGet(unknown) = %v, want ErrNotFound", err)
+	}
+	positions, err := s.PositionListBySKU(ctx, "apple")
+	want := stockd.Counters{OnHand: 10, Committed: 3}
+	if err != nil || len(positions) != 1 || positions[0].Counters != want {
+		t.Fatalf("PositionListBySKU = %+v, %v; want one position with %+v", positions, err, want)
+	}
+	byID, err := s.ReservationGet(ctx, r.ID)
+	if err != nil || byID.Status != stockd.StatusConfirmed || len(byID.Lines) != 1 || byID.Lines[0] != r.Lines[0] {
+		t.Fatalf("ReservationGet = %+v, %v; want confirmed with %+v", byID, err, r.Lines)
+	}
+	byKey, err := s.ReservationGetByKey(ctx, "order-1")
+	if err != nil || byKey.ID != r.ID || byKey.Key != "order-1" {
+		t.Fatalf("ReservationGetByKey = %+v, %v", byKey, err)
+	}
+	if _, err := s.ReservationGet(ctx, "nope"); !errors.Is(err, stockd.ErrNotFound) {
+		t.Fatalf("ReservationGet(unknown) = %v, want ErrNotFound", err)
+	}
+	due, err := s.ReservationListDue(ctx, time.Now().Add(time.Hour), 10)
+	if err != nil || len(due) != 0 {
+		t.Fatalf("ReservationListDue = %v, %v; want none (the one reservation is confirmed)", due, err)
+	}
+
+	ledger, err := s.LedgerList(ctx, store.LedgerListParams{SKU: "apple"})
+	wantTypes := []string{stockd.BusinessReceipt, stockd.BusinessReserve, stockd.BusinessConfirm}
+	if err != nil || len(ledger) != len(wantTypes) {
+		t.Fatalf("LedgerList = %+v, %v; want %v", ledger, err, wantTypes)
+	}
+	for i, e := range ledger {
+		if e.BusinessType != wantTypes[i] {
+			t.Fatalf("ledger[%d] is %s, want %s", i, e.BusinessType, wantTypes[i])
+		}
+	}
+	if ledger[2].After != want {
+		t.Fatalf("last ledger entry leaves %+v, want %+v", ledger[2].After, want)
+	}
+	page, err := s.LedgerList(ctx, store.LedgerListParams{After: ledger[0].Seq, Limit: 1})
+	if err != nil || len(page) != 1 || page[0].Seq != ledger[1].Seq {
+		t.Fatalf("LedgerList after %d limit 1 = %+v, %v", ledger[0].Seq, page, err)
+	}
+
+	var each []stockd.Position
+	if err := s.PositionEach(ctx, func(p stockd.Position) error { each = append(each, p); return nil }); err != nil || len(each) != 1 {
+		t.Fatalf("PositionEach = %+v, %v", each, err)
+	}
+	var streamed int
+	if err := s.LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { streamed++; return nil }); err != nil || streamed != 3 {
+		t.Fatalf("LedgerEachByPosition streamed %d, %v; want 3", streamed, err)
+	}
+	stop := errors.New("stop")
+	if err := s.LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { return stop }); err != stop {
+		t.Fatalf("LedgerEachByPosition = %v, want fn's error unchanged", err)
+	}
+	var open []stockd.Reservation
+	if err := s.ReservationOpenEach(ctx, func(r stockd.Reservation) error { open = append(open, r); return nil }); err != nil || len(open) != 1 {
+		t.Fatalf("ReservationOpenEach = %+v, %v", open, err)
+	}
+}
+
+// harness submits commands through a real engine on a store.
+type harness struct {
+	t      *testing.T
+	engine *engine.Engine
+}
+
+func newHarness(t *testing.T, s *Store) *harness {
+	e := engine.New(engine.Config{Store: s})
+	t.Cleanup(e.Close)
+	return &harness{t: t, engine: e}
+}
+
+// do submits cmd and fails the test unless it succeeded.
+func (h *harness) do(cmd stockd.Command) stockd.Result {
+	h.t.Helper()
+	res, err := h.engine.Submit(context.Background(), cmd)
+	if err != nil || res.Err != nil {
+		h.t.Fatalf("%s: %+v, %v", cmd.Kind, res.Err, err)
+	}
+	return res
+}
+
+func skuCreate(id string) stockd.Command {
+	return stockd.Command{Kind: stockd.KindSKUCreate, IdempotencyKey: "sku-" + id, RequestHash: "sku-" + id,
+		SKU: &stockd.SKU{ID: id}}
+}
+
+func receive(sku string, quantity int64) stockd.Command {
+	key := fmt.Sprintf("receive-%s-%d", sku, quantity)
+	return stockd.Command{Kind: stockd.KindReceive, IdempotencyKey: key, RequestHash: key,
+		Receive: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: quantity}}
+}
+
+func rollback(t *testing.T, tx store.Tx) {
+	t.Helper()
+	if err := tx.Rollback(context.Background()); err != nil {
+		t.Errorf("rollback: %v", err)
+	}
+}

@@ -1,0 +1,93 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+)
+
+// Reads outside a batch run on the pool, each in its own implicit
+// transaction, always on the primary this pool connects to.
+
+// SKUGet returns the SKU, or an error wrapping stockd.ErrNotFound.
+func (s *Store) SKUGet(ctx context.Context, id string) (stockd.SKU, error) {
+	sku, err := scanSKU(s.pool.QueryRow(ctx, querySKUGet, id))
+	if err != nil {
+		return stockd.SKU{}, fmt.Errorf("postgres: get sku %q: %w", id, interpretError(err))
+	}
+	return sku, nil
+}
+
+// LocationList returns every location by priority, then id.
+func (s *Store) LocationList(ctx context.Context) ([]stockd.Location, error) {
+	return list(ctx, s.pool, "list locations", scanLocation, queryLocationList)
+}
+
+// PositionListBySKU returns the SKU's positions by location priority,
+// location and pool.
+func (s *Store) PositionListBySKU(ctx context.Context, sku string) ([]stockd.Position, error) {
+	return list(ctx, s.pool, "list positions", scanPosition, queryPositionListBySKU, sku)
+}
+
+// ReservationGet returns the reservation, or an error wrapping
+// stockd.ErrNotFound.
+func (s *Store) ReservationGet(ctx context.Context, id string) (stockd.Reservation, error) {
+	r, err := scanReservation(s.pool.QueryRow(ctx, queryReservationGet, id))
+	if err != nil {
+		return stockd.Reservation{}, fmt.Errorf("postgres: get reservation %q: %w", id, interpretError(err))
+	}
+	return r, nil
+}
+
+// ReservationGetByKey returns the reservation made under an idempotency key,
+// or an error wrapping stockd.ErrNotFound.
+func (s *Store) ReservationGetByKey(ctx context.Context, key string) (stockd.Reservation, error) {
+	r, err := scanReservation(s.pool.QueryRow(ctx, queryReservationGetByKey, key))
+	if err != nil {
+		return stockd.Reservation{}, fmt.Errorf("postgres: get reservation by key: %w", interpretError(err))
+	}
+	return r, nil
+}
+
+// ReservationListDue returns ids of pending reservations due at now, oldest
+// deadline first, at most limit.
+func (s *Store) ReservationListDue(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	if limit <= 0 {
+		return nil, nil // PostgreSQL refuses a negative LIMIT
+	}
+	return list(ctx, s.pool, "list due reservations", scanString, queryReservationListDue, now.UTC(), limit)
+}
+
+// LedgerList returns a page of the ledger after p.After in seq order. A
+// limit of zero or less means stockd.PageSizeDefault; above
+// stockd.PageSizeMax it is capped. Tx.Write makes seq visible in commit
+// order, so paging by seq never skips an entry.
+func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]stockd.LedgerEntry, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = stockd.PageSizeDefault
+	}
+	limit = min(limit, stockd.PageSizeMax)
+	if p.SKU == "" {
+		return list(ctx, s.pool, "list ledger", scanLedgerEntry, queryLedgerList, p.After, limit)
+	}
+	return list(ctx, s.pool, "list ledger", scanLedgerEntry, queryLedgerListBySKU, p.SKU, p.After, limit)
+}
+
+// PositionEach streams every position in key order.
+func (s *Store) PositionEach(ctx context.Context, fn func(stockd.Position) error) error {
+	return each(ctx, s.pool, "read positions", scanPosition, fn, queryPositionEach)
+}
+
+// LedgerEachByPosition streams the ledger by SKU, location, pool, then seq.
+func (s *Store) LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error {
+	return each(ctx, s.pool, "read ledger", scanLedgerEntry, fn, queryLedgerEachByPosition)
+}
+
+// ReservationOpenEach streams pending and confirmed reservations by id.
+func (s *Store) ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error {
+	return each(ctx, s.pool, "read open reservations", scanReservation, fn, queryReservationOpenEach)
+}

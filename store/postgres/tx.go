@@ -1,0 +1,108 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+)
+
+// Tx is one batch's READ COMMITTED transaction. Correctness does not come
+// from the isolation level but from the row locks the engine takes first
+// (reservations, then positions, each sorted): every decision is made on
+// locked rows, and READ COMMITTED never aborts a transaction that waited.
+type Tx struct {
+	tx pgx.Tx
+}
+
+var _ store.Tx = (*Tx)(nil)
+
+// Begin starts the transaction that applies one batch.
+func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: begin: %w", interpretError(err))
+	}
+	return &Tx{tx: tx}, nil
+}
+
+// ReservationsLock reads and locks the reservations with these ids in id
+// order; unknown ids are left out.
+func (t *Tx) ReservationsLock(ctx context.Context, ids []string) ([]stockd.Reservation, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return list(ctx, t.tx, "lock reservations", scanReservation, queryReservationsLock, ids)
+}
+
+// PositionsEnsure creates, at zero and in key order, the positions that do
+// not exist yet and whose SKU and location do. keys are sorted.
+func (t *Tx) PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	var c positionKeyColumns
+	for _, k := range keys {
+		c.add(k)
+	}
+	if _, err := t.tx.Exec(ctx, queryPositionsEnsure, c.skus, c.locations, c.pools); err != nil {
+		return fmt.Errorf("postgres: ensure positions: %w", interpretError(err))
+	}
+	return nil
+}
+
+// PositionsLock reads and locks every position of these SKUs in key order,
+// with each location's priority.
+func (t *Tx) PositionsLock(ctx context.Context, skus []string) ([]stockd.Position, error) {
+	if len(skus) == 0 {
+		return nil, nil
+	}
+	return list(ctx, t.tx, "lock positions", scanPosition, queryPositionsLock, skus)
+}
+
+// SKUsExisting returns those of ids that exist. A SKU is never deleted, so
+// no lock is needed to keep the answer true.
+func (t *Tx) SKUsExisting(ctx context.Context, ids []string) ([]string, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	return list(ctx, t.tx, "read skus", scanString, querySKUsExisting, ids)
+}
+
+// LocationList returns every location by priority, then id.
+func (t *Tx) LocationList(ctx context.Context) ([]stockd.Location, error) {
+	return list(ctx, t.tx, "list locations", scanLocation, queryLocationList)
+}
+
+// IdempotencyGet returns the stored answers for those keys that have one. A
+// key another transaction is storing right now is not seen; that
+// transaction's insert and this one's then collide on the primary key, and
+// the loser retries and replays.
+func (t *Tx) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	return list(ctx, t.tx, "read idempotency keys", scanIdempotencyRecord, queryIdempotencyGet, keys)
+}
+
+// Commit commits the batch.
+func (t *Tx) Commit(ctx context.Context) error {
+	if err := t.tx.Commit(ctx); err != nil {
+		return fmt.Errorf("postgres: commit: %w", interpretError(err))
+	}
+	return nil
+}
+
+// Rollback ends the transaction if Commit did not; after Commit it does
+// nothing.
+func (t *Tx) Rollback(ctx context.Context) error {
+	err := t.tx.Rollback(ctx)
+	if err == nil || errors.Is(err, pgx.ErrTxClosed) {
+		return nil
+	}
+	return fmt.Errorf("postgres: rollback: %w", err)
+}

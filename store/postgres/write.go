@@ -1,0 +1,210 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/stockd/stockd"
+)
+
+// Write applies a batch's writes in one round trip: every statement is
+// queued on one pgx.Batch and pipelined, each bulk statement taking one
+// array per column. Statements with nothing to write are left out.
+//
+// The order matters:
+//   - catalogue rows first, then new positions (they reference both);
+//   - positions are created with a plain INSERT: the transaction found them
+//     missing under lock, so a concurrent creator surfaces as a unique
+//     violation and the batch is retried against the committed row;
+//   - the ledger goes last, behind pg_advisory_xact_lock(ledgerLockKey).
+//
+// Why the ledger lock: the ledger is also the outbox, read with
+// /v1/events?after=SEQ. A bigserial hands out seq when a row is inserted,
+// not when it commits, so without the lock a transaction holding seq 10
+// could commit after one holding seq 11; a reader that already moved past
+// 11 would never see 10. Holding one transaction-scoped lock from seq
+// assignment until commit (PostgreSQL releases it after the commit is
+// visible) makes seq visible in commit order. It serialises only that last
+// step: nothing after the lock can wait on another transaction, since only
+// the lock holder has uncommitted ledger rows, and idempotency records are
+// written before it, because their insert can wait on a concurrent
+// transaction storing the same key and must not do so while every other
+// writer waits behind the lock.
+//
+// Each UPDATE must touch exactly the rows it names: fewer means the batch
+// was decided on rows this transaction did not lock, a bug.
+func (t *Tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
+	batch := &pgx.Batch{}
+	queueSKUs(batch, w.SKUs)
+	queueLocations(batch, w.Locations)
+	if len(w.NewPositions) > 0 {
+		var c positionKeyColumns
+		for _, p := range w.NewPositions {
+			c.add(p.PositionKey)
+		}
+		batch.Queue(queryPositionsInsert, c.skus, c.locations, c.pools)
+	}
+	queuePositionsUpdate(batch, w.Positions)
+	if err := queueReservationsInsert(batch, w.ReservationsNew); err != nil {
+		return err
+	}
+	queueReservationsUpdate(batch, w.ReservationsUpdated)
+	queueIdempotency(batch, w.Idempotency)
+	if len(w.Ledger) > 0 {
+		batch.Queue(queryAdvisoryXactLock, ledgerLockKey)
+		queueLedger(batch, w.Ledger)
+	}
+	if batch.Len() == 0 {
+		return nil
+	}
+	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("postgres: write batch: %w", interpretError(err))
+	}
+	return nil
+}
+
+// expectRows fails a queued statement that did not touch want rows.
+func expectRows(what string, want int) func(pgconn.CommandTag) error {
+	return func(tag pgconn.CommandTag) error {
+		if got := tag.RowsAffected(); got != int64(want) {
+			return fmt.Errorf("%s touched %d rows, want %d", what, got, want)
+		}
+		return nil
+	}
+}
+
+func queueSKUs(batch *pgx.Batch, skus []stockd.SKU) {
+	if len(skus) == 0 {
+		return
+	}
+	ids := make([]string, len(skus))
+	names := make([]string, len(skus))
+	units := make([]string, len(skus))
+	createdAt := make([]time.Time, len(skus))
+	for i, s := range skus {
+		ids[i], names[i], units[i], createdAt[i] = s.ID, s.Name, s.Unit, s.CreatedAt
+	}
+	batch.Queue(querySKUsInsert, ids, names, units, createdAt)
+}
+
+func queueLocations(batch *pgx.Batch, locations []stockd.Location) {
+	if len(locations) == 0 {
+		return
+	}
+	ids := make([]string, len(locations))
+	names := make([]string, len(locations))
+	priorities := make([]int32, len(locations))
+	createdAt := make([]time.Time, len(locations))
+	for i, l := range locations {
+		ids[i], names[i], priorities[i], createdAt[i] = l.ID, l.Name, int32(l.Priority), l.CreatedAt
+	}
+	batch.Queue(queryLocationsInsert, ids, names, priorities, createdAt)
+}
+
+func queuePositionsUpdate(batch *pgx.Batch, positions []stockd.Position) {
+	if len(positions) == 0 {
+		return
+	}
+	var keys positionKeyColumns
+	var counters counterColumns
+	for _, p := range positions {
+		keys.add(p.PositionKey)
+		counters.add(p.Counters)
+	}
+	batch.Queue(queryPositionsUpdate, keys.skus, keys.locations, keys.pools,
+		counters.onHand, counters.reserved, counters.committed, counters.quarantined,
+	).Exec(expectRows("update positions", len(positions)))
+}
+
+func queueReservationsInsert(batch *pgx.Batch, reservations []stockd.Reservation) error {
+	if len(reservations) == 0 {
+		return nil
+	}
+	n := len(reservations)
+	ids, keys, statuses, lines, reasons := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	expiresAt, createdAt, updatedAt := make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
+	for i, r := range reservations {
+		encoded, err := json.Marshal(r.Lines)
+		if err != nil {
+			return fmt.Errorf("postgres: encode lines of reservation %q: %w", r.ID, err)
+		}
+		ids[i], keys[i], statuses[i], lines[i], reasons[i] = r.ID, r.Key, string(r.Status), string(encoded), r.ReleaseReason
+		expiresAt[i], createdAt[i], updatedAt[i] = r.ExpiresAt, r.CreatedAt, r.UpdatedAt
+	}
+	batch.Queue(queryReservationsInsert, ids, keys, statuses, lines, expiresAt, createdAt, updatedAt, reasons)
+	return nil
+}
+
+func queueReservationsUpdate(batch *pgx.Batch, reservations []stockd.Reservation) {
+	if len(reservations) == 0 {
+		return
+	}
+	n := len(reservations)
+	ids, statuses, reasons, updatedAt := make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
+	for i, r := range reservations {
+		ids[i], statuses[i], reasons[i], updatedAt[i] = r.ID, string(r.Status), r.ReleaseReason, r.UpdatedAt
+	}
+	batch.Queue(queryReservationsUpdate, ids, statuses, updatedAt, reasons).
+		Exec(expectRows("update reservations", n))
+}
+
+func queueIdempotency(batch *pgx.Batch, records []stockd.IdempotencyRecord) {
+	if len(records) == 0 {
+		return
+	}
+	n := len(records)
+	keys, hashes, results, createdAt := make([]string, n), make([]string, n), make([][]byte, n), make([]time.Time, n)
+	for i, r := range records {
+		keys[i], hashes[i], results[i], createdAt[i] = r.Key, r.RequestHash, r.Result, r.CreatedAt
+	}
+	batch.Queue(queryIdempotencyInsert, keys, hashes, results, createdAt)
+}
+
+func queueLedger(batch *pgx.Batch, entries []stockd.LedgerEntry) {
+	n := len(entries)
+	var keys positionKeyColumns
+	var delta, after counterColumns
+	businessTypes, businessIDs := make([]string, n), make([]string, n)
+	reservationIDs, actors, reasons, references := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	createdAt := make([]time.Time, n)
+	for i, e := range entries {
+		keys.add(e.Position)
+		delta.add(e.Delta)
+		after.add(e.After)
+		businessTypes[i], businessIDs[i] = e.BusinessType, e.BusinessID
+		reservationIDs[i], actors[i], reasons[i], references[i] = e.ReservationID, e.Actor, e.Reason, e.Reference
+		createdAt[i] = e.CreatedAt
+	}
+	batch.Queue(queryLedgerInsert, businessTypes, businessIDs, keys.skus, keys.locations, keys.pools,
+		delta.onHand, delta.reserved, delta.committed, delta.quarantined,
+		after.onHand, after.reserved, after.committed, after.quarantined,
+		reservationIDs, actors, reasons, references, createdAt)
+}
+
+// positionKeyColumns holds position keys as one array per column.
+type positionKeyColumns struct {
+	skus, locations, pools []string
+}
+
+func (c *positionKeyColumns) add(k stockd.PositionKey) {
+	c.skus = append(c.skus, k.SKU)
+	c.locations = append(c.locations, k.Location)
+	c.pools = append(c.pools, k.Pool)
+}
+
+// counterColumns holds counters as one array per column.
+type counterColumns struct {
+	onHand, reserved, committed, quarantined []int64
+}
+
+func (c *counterColumns) add(v stockd.Counters) {
+	c.onHand = append(c.onHand, v.OnHand)
+	c.reserved = append(c.reserved, v.Reserved)
+	c.committed = append(c.committed, v.Committed)
+	c.quarantined = append(c.quarantined, v.Quarantined)
+}

@@ -1,0 +1,106 @@
+package sqlite
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// migrationFiles are the schema changes, numbered by file name
+// (0001_books.sql, 0002_...); each is applied once, in number order.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations sorted by version. A file
+// whose name does not start with a number, or two files with one number,
+// is a build mistake and fails every Migrate.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, fmt.Errorf("list migrations: %w", err)
+	}
+	all := make([]migration, 0, len(names))
+	for _, name := range names {
+		base := path.Base(name)
+		number, _, ok := strings.Cut(base, "_")
+		if !ok {
+			return nil, fmt.Errorf("migration %q: name must be NNNN_description.sql", base)
+		}
+		version, err := strconv.Atoi(number)
+		if err != nil || version <= 0 {
+			return nil, fmt.Errorf("migration %q: name must start with a positive number", base)
+		}
+		body, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("read migration %q: %w", base, err)
+		}
+		all = append(all, migration{version: version, name: base, sql: string(body)})
+	}
+	slices.SortFunc(all, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(all); i++ {
+		if all[i].version == all[i-1].version {
+			return nil, fmt.Errorf("migrations %q and %q share version %d", all[i-1].name, all[i].name, all[i].version)
+		}
+	}
+	return all, nil
+}
+
+// Migrate applies the embedded migrations not yet applied, each in its own
+// transaction together with its row in schema_migrations. It is idempotent,
+// and safe to run from two processes at once: each migration's BEGIN
+// IMMEDIATE waits for the other, then finds the version applied.
+func (s *Store) Migrate(ctx context.Context) error {
+	all, err := migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := s.writer.ExecContext(ctx, queryMigrationsTableCreate); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", interpretError(err))
+	}
+	for _, m := range all {
+		if err := s.migrateOne(ctx, m); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) migrateOne(ctx context.Context, m migration) (err error) {
+	sqlTx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", interpretError(err))
+	}
+	t := &tx{sqlTx: sqlTx}
+	defer func() {
+		if rollbackErr := t.Rollback(ctx); rollbackErr != nil && err == nil {
+			err = rollbackErr
+		}
+	}()
+	var applied bool
+	if err := sqlTx.QueryRowContext(ctx, queryMigrationApplied, m.version).Scan(&applied); err != nil {
+		return fmt.Errorf("read schema_migrations: %w", interpretError(err))
+	}
+	if applied {
+		return nil
+	}
+	if _, err := sqlTx.ExecContext(ctx, m.sql); err != nil {
+		return fmt.Errorf("apply: %w", interpretError(err))
+	}
+	if _, err := sqlTx.ExecContext(ctx, queryMigrationInsert, m.version, unixMicros(time.Now())); err != nil {
+		return fmt.Errorf("record: %w", interpretError(err))
+	}
+	return t.Commit(ctx)
+}

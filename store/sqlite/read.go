@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+)
+
+// The Store's reads run on the read-only pool. Each sees the last commit
+// before it started; none decides anything, so none needs the writer.
+
+// SKUGet returns one SKU, or stockd.ErrNotFound.
+func (s *Store) SKUGet(ctx context.Context, id string) (stockd.SKU, error) {
+	sku, err := queryOne(ctx, s.reader, querySKUGet, scanSKU, id)
+	if err != nil {
+		return stockd.SKU{}, fmt.Errorf("get sku %q: %w", id, err)
+	}
+	return sku, nil
+}
+
+// LocationList returns every location, by priority then id.
+func (s *Store) LocationList(ctx context.Context) ([]stockd.Location, error) {
+	return locationList(ctx, s.reader)
+}
+
+func locationList(ctx context.Context, q querier) ([]stockd.Location, error) {
+	locations, err := queryAll(ctx, q, queryLocationList, scanLocation)
+	if err != nil {
+		return nil, fmt.Errorf("list locations: %w", err)
+	}
+	return locations, nil
+}
+
+// PositionListBySKU returns the SKU's positions ordered by location
+// priority, location and pool.
+func (s *Store) PositionListBySKU(ctx context.Context, sku string) ([]stockd.Position, error) {
+	positions, err := queryAll(ctx, s.reader, queryPositionListBySKU, scanPosition, sku)
+	if err != nil {
+		return nil, fmt.Errorf("list positions of sku %q: %w", sku, err)
+	}
+	return positions, nil
+}
+
+// ReservationGet returns one reservation, or stockd.ErrNotFound.
+func (s *Store) ReservationGet(ctx context.Context, id string) (stockd.Reservation, error) {
+	r, err := queryOne(ctx, s.reader, queryReservationGet, scanReservation, id)
+	if err != nil {
+		return stockd.Reservation{}, fmt.Errorf("get reservation %q: %w", id, err)
+	}
+	return r, nil
+}
+
+// ReservationGetByKey returns the reservation made under an idempotency
+// key, or stockd.ErrNotFound.
+func (s *Store) ReservationGetByKey(ctx context.Context, key string) (stockd.Reservation, error) {
+	if key == "" {
+		// Reservations made without a key store NULL: none has the empty key.
+		return stockd.Reservation{}, fmt.Errorf("get reservation by empty key: %w", stockd.ErrNotFound)
+	}
+	r, err := queryOne(ctx, s.reader, queryReservationGetByKey, scanReservation, key)
+	if err != nil {
+		return stockd.Reservation{}, fmt.Errorf("get reservation by key %q: %w", key, err)
+	}
+	return r, nil
+}
+
+// ReservationListDue returns ids of pending reservations whose deadline is
+// at or before now, oldest deadline first, at most limit.
+func (s *Store) ReservationListDue(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	if limit <= 0 {
+		// SQLite reads a negative LIMIT as no limit at all.
+		return nil, nil
+	}
+	ids, err := queryAll(ctx, s.reader, queryReservationListDue, scanString, unixMicros(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list due reservations: %w", err)
+	}
+	return ids, nil
+}
+
+// LedgerList returns entries with Seq > p.After in Seq order, at most
+// p.Limit (stockd.PageSizeDefault when zero, never above
+// stockd.PageSizeMax), only of p.SKU when it is not empty.
+func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]stockd.LedgerEntry, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = stockd.PageSizeDefault
+	}
+	limit = min(limit, stockd.PageSizeMax)
+	var entries []stockd.LedgerEntry
+	var err error
+	if p.SKU == "" {
+		entries, err = queryAll(ctx, s.reader, queryLedgerList, scanLedgerEntry, p.After, limit)
+	} else {
+		entries, err = queryAll(ctx, s.reader, queryLedgerListBySKU, scanLedgerEntry, p.SKU, p.After, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list ledger after %d: %w", p.After, err)
+	}
+	return entries, nil
+}
+
+// The audit streams below are one SELECT each, and a SQLite statement reads
+// one snapshot: a stream never sees a batch half-applied.
+
+// PositionEach streams every position, by SKU, location and pool.
+func (s *Store) PositionEach(ctx context.Context, fn func(stockd.Position) error) error {
+	return queryEach(ctx, s.reader, queryPositionEach, scanPosition, fn)
+}
+
+// LedgerEachByPosition streams the ledger ordered by SKU, location, pool,
+// then Seq.
+func (s *Store) LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error {
+	return queryEach(ctx, s.reader, queryLedgerEachByPosition, scanLedgerEntry, fn)
+}
+
+// ReservationOpenEach streams pending and confirmed reservations, by id.
+func (s *Store) ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error {
+	return queryEach(ctx, s.reader, queryReservationOpenEach, scanReservation, fn)
+}
+
+func scanString(row rowScanner) (string, error) {
+	var v string
+	err := row.Scan(&v)
+	return v, err
+}

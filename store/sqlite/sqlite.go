@@ -1,0 +1,152 @@
+// Package sqlite is the embedded backend of the storage seam: one SQLite
+// file through modernc.org/sqlite (pure Go), in WAL mode with
+// synchronous=FULL and foreign keys on.
+//
+// Every batch is written by one writer connection whose transactions begin
+// IMMEDIATE: SQLite allows one writer at a time anyway, and holding the write
+// lock from the first read of a batch to its commit makes the batch's reads
+// its locks. Reads that decide nothing (the HTTP GETs, the audit) run on a
+// separate read-only pool beside the writer, which WAL allows.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/stockd/stockd/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+const (
+	// busyTimeout is how long a statement waits for a lock held by another
+	// connection (another process, or a checkpoint) before SQLITE_BUSY, which
+	// the engine retries.
+	busyTimeout = 5 * time.Second
+	// readConnectionsMax bounds the read-only pool.
+	readConnectionsMax = 4
+	// urlScheme prefixes the database URLs ParseURL accepts.
+	urlScheme = "sqlite://"
+)
+
+// Store is one SQLite database file holding the books.
+type Store struct {
+	// writer has exactly one connection: every Begin queues for it.
+	writer *sql.DB
+	// reader is the read-only pool for the Store's read methods.
+	reader *sql.DB
+}
+
+// ParseURL returns the file path of a database URL: sqlite://stockd.db is the
+// relative path stockd.db, sqlite:///var/lib/stockd/stockd.db the absolute
+// path /var/lib/stockd/stockd.db.
+func ParseURL(databaseURL string) (path string, err error) {
+	path, ok := strings.CutPrefix(databaseURL, urlScheme)
+	if !ok {
+		return "", fmt.Errorf("database url %q: want %sPATH", databaseURL, urlScheme)
+	}
+	if err := checkPath(path); err != nil {
+		return "", fmt.Errorf("database url %q: %w", databaseURL, err)
+	}
+	return path, nil
+}
+
+// checkPath rejects what Open cannot serve. An in-memory database is one per
+// connection, so the writer and the read pool would see different books; a
+// query string would be parsed as driver parameters.
+func checkPath(path string) error {
+	switch {
+	case path == "":
+		return errors.New("empty path")
+	case strings.HasPrefix(path, ":memory:"), strings.HasPrefix(path, "file:"):
+		return errors.New("only a plain file path is supported")
+	case strings.ContainsAny(path, "?#"):
+		return errors.New("path must not contain '?' or '#'")
+	}
+	return nil
+}
+
+// Open opens (creating if needed) the database file at path and checks both
+// connection pools. It does not migrate: call Migrate.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if err := checkPath(path); err != nil {
+		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
+	}
+	writer, err := openPool(ctx, path, writerParams(), 1)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %q writer: %w", path, err)
+	}
+	// The writer has created the file and switched it to WAL, so the
+	// read-only connections find a database they can share.
+	reader, err := openPool(ctx, path, readerParams(), readConnectionsMax)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open sqlite %q reader: %w", path, err), writer.Close())
+	}
+	return &Store{writer: writer, reader: reader}, nil
+}
+
+// connectionParams are the pragmas every connection runs when it opens, so
+// that a connection database/sql replaces behind our back has them too.
+func connectionParams() url.Values {
+	return url.Values{"_pragma": {
+		fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()),
+		"foreign_keys(1)",
+		"journal_mode(WAL)",
+		// FULL syncs the WAL at every commit: an acknowledged batch survives
+		// a power loss, which NORMAL does not promise.
+		"synchronous(FULL)",
+	}}
+}
+
+func writerParams() url.Values {
+	v := connectionParams()
+	// BEGIN IMMEDIATE takes the write lock at the start of the batch, so a
+	// transaction never fails half-way upgrading a read lock to a write lock.
+	v.Set("_txlock", "immediate")
+	return v
+}
+
+func readerParams() url.Values {
+	v := connectionParams()
+	v.Add("_pragma", "query_only(1)")
+	return v
+}
+
+func openPool(ctx context.Context, path string, params url.Values, connectionsMax int) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", path+"?"+params.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(connectionsMax)
+	db.SetMaxIdleConns(connectionsMax)
+	// Connections live as long as the store: each holds its page cache and
+	// prepared statements.
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	if err := db.PingContext(ctx); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	return db, nil
+}
+
+// Close closes both pools. Begin must not be called after Close.
+func (s *Store) Close() error {
+	return errors.Join(s.reader.Close(), s.writer.Close())
+}
+
+// Begin starts the transaction of one batch on the writer connection,
+// waiting for the batch before it to finish.
+func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	sqlTx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin immediate: %w", interpretError(err))
+	}
+	return &tx{sqlTx: sqlTx}, nil
+}

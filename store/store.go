@@ -1,0 +1,83 @@
+// Package store is the storage seam: what the engine, the HTTP reads and the
+// audit need from a database. Two backends implement it (store/postgres,
+// store/sqlite) and one conformance suite (store/storetest) holds them to
+// the same behaviour.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/stockd/stockd"
+)
+
+// ErrRetry marks a transaction that lost a race the database detected
+// (serialization failure, deadlock, a unique key inserted concurrently).
+// Nothing was applied; the whole batch may be tried again.
+var ErrRetry = errors.New("transaction conflict, retry")
+
+// Store is one database holding the books.
+type Store interface {
+	// Migrate applies the embedded migrations not yet applied.
+	Migrate(ctx context.Context) error
+	// Begin starts the read-write transaction that applies one batch.
+	Begin(ctx context.Context) (Tx, error)
+	Close() error
+
+	SKUGet(ctx context.Context, id string) (stockd.SKU, error)
+	LocationList(ctx context.Context) ([]stockd.Location, error)
+	// PositionListBySKU returns the SKU's positions ordered by location
+	// priority, location and pool.
+	PositionListBySKU(ctx context.Context, sku string) ([]stockd.Position, error)
+	ReservationGet(ctx context.Context, id string) (stockd.Reservation, error)
+	ReservationGetByKey(ctx context.Context, key string) (stockd.Reservation, error)
+	// ReservationListDue returns ids of pending reservations whose deadline
+	// is at or before now, oldest deadline first, at most limit.
+	ReservationListDue(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// LedgerList returns entries with Seq > after in Seq order, at most
+	// limit, only of sku when sku is not empty. Entries appear in Seq order
+	// of commit: a reader that saw Seq n never later finds an entry below n.
+	LedgerList(ctx context.Context, p LedgerListParams) ([]stockd.LedgerEntry, error)
+
+	// Audit reads, for stockd verify. Each streams every row to fn and
+	// stops at fn's first error.
+	PositionEach(ctx context.Context, fn func(stockd.Position) error) error
+	// LedgerEachByPosition streams the ledger ordered by SKU, location,
+	// pool, then Seq.
+	LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error
+	// ReservationOpenEach streams pending and confirmed reservations.
+	ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error
+}
+
+// LedgerListParams selects a page of the ledger.
+type LedgerListParams struct {
+	SKU   string
+	After int64
+	Limit int
+}
+
+// Tx is one batch's transaction. The engine calls, in this order:
+// ReservationsLock, PositionsEnsure, PositionsLock, then the unlocked reads,
+// then Write and Commit. Locks are always taken reservations first, then
+// positions, each sorted, so that concurrent batches never deadlock.
+type Tx interface {
+	// ReservationsLock reads and locks the reservations with these ids,
+	// sorted; unknown ids are left out.
+	ReservationsLock(ctx context.Context, ids []string) ([]stockd.Reservation, error)
+	// PositionsEnsure creates, at zero, the positions that do not exist yet
+	// and whose SKU and location do; keys are sorted.
+	PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error
+	// PositionsLock reads and locks every position of these SKUs, sorted.
+	PositionsLock(ctx context.Context, skus []string) ([]stockd.Position, error)
+	SKUsExisting(ctx context.Context, ids []string) ([]string, error)
+	LocationList(ctx context.Context) ([]stockd.Location, error)
+	IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error)
+	// Write applies a batch's writes: new SKUs and locations, new positions,
+	// then counters, reservations, ledger entries and idempotency records.
+	Write(ctx context.Context, w *stockd.BatchWrites) error
+	Commit(ctx context.Context) error
+	// Rollback ends the transaction if Commit did not; it is safe to call
+	// after Commit.
+	Rollback(ctx context.Context) error
+}
