@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,26 +16,75 @@ import (
 	"github.com/stockd/stockd/store"
 )
 
-// harness is a real server over a real engine and store of one backend.
+// harness is a real server over a real engine and store of one backend,
+// with faults a request can ask for (X-Test-Fault) and a clock a test can
+// move. It records every exchange and, when the test ends, checks each
+// answer against the OpenAPI document: every test doubles as a check of
+// the contract.
 type harness struct {
 	t        *testing.T
 	url      string
 	store    store.Store
+	server   *Server
+	clock    *clock
 	registry *prometheus.Registry
 	http     *http.Client
+
+	mu        sync.Mutex
+	exchanges []exchange
+}
+
+// exchange is one request and its answer as the server wrote it.
+type exchange struct {
+	method  string
+	path    string
+	pattern string // the route that served it; "/" when none did
+	status  int
+	header  http.Header
+	body    []byte
 }
 
 func newHarness(t *testing.T, b testdb.Backend) *harness {
 	t.Helper()
 	st := b.New(t)
-	eng := engine.New(engine.Config{Store: st})
+	clk := &clock{}
+	eng := engine.New(engine.Config{Store: st, Now: clk.Now})
 	registry := prometheus.NewRegistry()
-	srv := httptest.NewServer(NewServer(Config{Engine: eng, Store: st, Registerer: registry}))
-	// Cleanups run last-in first-out: the server stops before the engine,
-	// the engine before the store (registered by b.New).
+	h := &harness{t: t, store: st, clock: clk, registry: registry}
+	h.server = NewServer(Config{Engine: faultySubmitter{eng}, Store: faultyStore{st}, Registerer: registry})
+	srv := httptest.NewServer(withFaults(http.HandlerFunc(h.record)))
+	h.url, h.http = srv.URL, srv.Client()
+	// Cleanups run last-in first-out: the exchanges are checked, then the
+	// server stops before the engine, the engine before the store
+	// (registered by b.New).
 	t.Cleanup(eng.Close)
 	t.Cleanup(srv.Close)
-	return &harness{t: t, url: srv.URL, store: st, registry: registry, http: srv.Client()}
+	t.Cleanup(func() { checkExchanges(t, h.recorded()) })
+	return h
+}
+
+// record serves a request through the server and keeps the exchange.
+func (h *harness) record(w http.ResponseWriter, r *http.Request) {
+	_, pattern := h.server.mux.Handler(r)
+	rec := httptest.NewRecorder()
+	h.server.ServeHTTP(rec, r)
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	_, _ = w.Write(rec.Body.Bytes())
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.exchanges = append(h.exchanges, exchange{
+		method: r.Method, path: r.URL.Path, pattern: pattern,
+		status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes(),
+	})
+}
+
+func (h *harness) recorded() []exchange {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]exchange(nil), h.exchanges...)
 }
 
 // answer is one raw HTTP answer.

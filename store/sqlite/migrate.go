@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"fmt"
@@ -49,7 +50,7 @@ func migrations() ([]migration, error) {
 		}
 		all = append(all, migration{version: version, name: base, sql: string(body)})
 	}
-	slices.SortFunc(all, func(a, b migration) int { return a.version - b.version })
+	slices.SortFunc(all, func(a, b migration) int { return cmp.Compare(a.version, b.version) })
 	for i := 1; i < len(all); i++ {
 		if all[i].version == all[i-1].version {
 			return nil, fmt.Errorf("migrations %q and %q share version %d", all[i-1].name, all[i].name, all[i].version)

@@ -77,17 +77,17 @@ func checkPath(path string) error {
 // connection pools. It does not migrate: call Migrate.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
-		return nil, fmt.Errorf("open sqlite %q: %w", path, err)
+		return nil, fmt.Errorf("database path %q: %w", path, err)
 	}
 	writer, err := openPool(ctx, path, writerParams(), 1)
 	if err != nil {
-		return nil, fmt.Errorf("open sqlite %q writer: %w", path, err)
+		return nil, fmt.Errorf("open writer connection: %w", err)
 	}
 	// The writer has created the file and switched it to WAL, so the
 	// read-only connections find a database they can share.
 	reader, err := openPool(ctx, path, readerParams(), readConnectionsMax)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open sqlite %q reader: %w", path, err), writer.Close())
+		return nil, errors.Join(fmt.Errorf("open read connections: %w", err), writer.Close())
 	}
 	return &Store{writer: writer, reader: reader}, nil
 }

@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+)
+
+// Faults a test asks for with the X-Test-Fault header; the harness moves
+// the header into the request's context, where faultySubmitter and
+// faultyStore find it.
+const (
+	headerTestFault = "X-Test-Fault"
+
+	faultInternal   = "internal"   // the engine or the store fails
+	faultCancelled  = "cancelled"  // the engine or the store sees its context end
+	faultOverloaded = "overloaded" // the engine's queue is full
+
+	// injectedDetail must never reach a caller.
+	injectedDetail = "injected: disk on fire"
+)
+
+type faultContextKey struct{}
+
+func faultOf(ctx context.Context) string {
+	f, _ := ctx.Value(faultContextKey{}).(string)
+	return f
+}
+
+// withFaults moves X-Test-Fault into the context.
+func withFaults(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f := r.Header.Get(headerTestFault); f != "" {
+			r = r.WithContext(context.WithValue(r.Context(), faultContextKey{}, f))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func injected(ctx context.Context) error {
+	switch faultOf(ctx) {
+	case faultInternal:
+		return errors.New(injectedDetail)
+	case faultCancelled:
+		return context.Canceled
+	}
+	return nil
+}
+
+// faultySubmitter passes commands to the engine unless a fault is asked for.
+type faultySubmitter struct{ next Submitter }
+
+func (f faultySubmitter) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error) {
+	if faultOf(ctx) == faultOverloaded {
+		return stockd.Result{Err: stockd.Errorf(stockd.CodeOverloaded, "too many requests queued, retry later")}, nil
+	}
+	if err := injected(ctx); err != nil {
+		return stockd.Result{}, err
+	}
+	return f.next.Submit(ctx, cmd)
+}
+
+// faultyStore fails the reads the API makes when a fault is asked for.
+type faultyStore struct{ store.Store }
+
+func (f faultyStore) SKUGet(ctx context.Context, id string) (stockd.SKU, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.SKU{}, err
+	}
+	return f.Store.SKUGet(ctx, id)
+}
+
+func (f faultyStore) LocationList(ctx context.Context) ([]stockd.Location, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.LocationList(ctx)
+}
+
+func (f faultyStore) PositionListBySKU(ctx context.Context, sku string) ([]stockd.Position, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.PositionListBySKU(ctx, sku)
+}
+
+func (f faultyStore) ReservationGet(ctx context.Context, id string) (stockd.Reservation, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Reservation{}, err
+	}
+	return f.Store.ReservationGet(ctx, id)
+}
+
+func (f faultyStore) ReservationGetByKey(ctx context.Context, key string) (stockd.Reservation, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Reservation{}, err
+	}
+	return f.Store.ReservationGetByKey(ctx, key)
+}
+
+func (f faultyStore) LedgerList(ctx context.Context, p store.LedgerListParams) ([]stockd.LedgerEntry, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.LedgerList(ctx, p)
+}
+
+// clock is the engine's clock, which a test moves forward to expire
+// reservations without sleeping.
+type clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
+}
