@@ -57,6 +57,16 @@ type books struct {
 // Verify recomputes every position and lists where the books disagree.
 func Verify(ctx context.Context, s store.Store) (Report, error) {
 	var rep Report
+	err := s.AuditRead(ctx, func(r store.AuditReader) error {
+		var err error
+		rep, err = verify(ctx, r)
+		return err
+	})
+	return rep, err
+}
+
+func verify(ctx context.Context, s store.AuditReader) (Report, error) {
+	var rep Report
 	all := map[stockd.PositionKey]*books{}
 	get := func(k stockd.PositionKey) *books {
 		b, ok := all[k]

@@ -40,14 +40,13 @@ type Store interface {
 	// of commit: a reader that saw Seq n never later finds an entry below n.
 	LedgerList(ctx context.Context, p LedgerListParams) ([]stockd.LedgerEntry, error)
 
-	// Audit reads, for stockd verify. Each streams every row to fn and
-	// stops at fn's first error.
-	PositionEach(ctx context.Context, fn func(stockd.Position) error) error
-	// LedgerEachByPosition streams the ledger ordered by SKU, location,
-	// pool, then Seq.
-	LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error
-	// ReservationOpenEach streams pending and confirmed reservations.
-	ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error
+	// AuditRead runs fn with reads that all see one consistent snapshot of
+	// the books, so verify on a live database never reports a batch half
+	// seen. It never writes.
+	AuditRead(ctx context.Context, fn func(AuditReader) error) error
+	// ConcurrentWriters reports whether batches may run in parallel
+	// transactions (PostgreSQL) or queue for one writer (SQLite).
+	ConcurrentWriters() bool
 }
 
 // LedgerListParams selects a page of the ledger.
@@ -55,6 +54,17 @@ type LedgerListParams struct {
 	SKU   string
 	After int64
 	Limit int
+}
+
+// AuditReader streams the whole books from one snapshot. Each method
+// stops at fn's first error and returns it.
+type AuditReader interface {
+	PositionEach(ctx context.Context, fn func(stockd.Position) error) error
+	// LedgerEachByPosition streams the ledger ordered by SKU, location,
+	// pool, then Seq.
+	LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error
+	// ReservationOpenEach streams pending and confirmed reservations.
+	ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error
 }
 
 // Tx is one batch's transaction. The engine calls, in this order:

@@ -99,10 +99,10 @@ func (m *Main) appliers() int {
 	if m.Config.Appliers > 0 {
 		return m.Config.Appliers
 	}
-	if _, ok := m.store.(durabilityChecker); ok {
-		return 2 // PostgreSQL: overlap one batch's commit flush with the next batch's work
+	if m.store.ConcurrentWriters() {
+		return 2 // overlap one batch's commit flush with the next batch's work
 	}
-	return 1 // SQLite has one writer
+	return 1
 }
 
 // Addr is the address the server listens on (useful with port 0).

@@ -329,19 +329,19 @@ func TestEngineRoundTrip(t *testing.T) {
 	}
 
 	var each []stockd.Position
-	if err := s.PositionEach(ctx, func(p stockd.Position) error { each = append(each, p); return nil }); err != nil || len(each) != 1 {
+	if err := auditOf(s).PositionEach(ctx, func(p stockd.Position) error { each = append(each, p); return nil }); err != nil || len(each) != 1 {
 		t.Fatalf("PositionEach = %+v, %v", each, err)
 	}
 	var streamed int
-	if err := s.LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { streamed++; return nil }); err != nil || streamed != 3 {
+	if err := auditOf(s).LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { streamed++; return nil }); err != nil || streamed != 3 {
 		t.Fatalf("LedgerEachByPosition streamed %d, %v; want 3", streamed, err)
 	}
 	stop := errors.New("stop")
-	if err := s.LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { return stop }); err != stop {
+	if err := auditOf(s).LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { return stop }); err != stop {
 		t.Fatalf("LedgerEachByPosition = %v, want fn's error unchanged", err)
 	}
 	var open []stockd.Reservation
-	if err := s.ReservationOpenEach(ctx, func(r stockd.Reservation) error { open = append(open, r); return nil }); err != nil || len(open) != 1 {
+	if err := auditOf(s).ReservationOpenEach(ctx, func(r stockd.Reservation) error { open = append(open, r); return nil }); err != nil || len(open) != 1 {
 		t.Fatalf("ReservationOpenEach = %+v, %v", open, err)
 	}
 }
@@ -385,3 +385,43 @@ func rollback(t *testing.T, tx store.Tx) {
 		t.Errorf("rollback: %v", err)
 	}
 }
+
+// BenchmarkBatchReserve measures one full batch of reservations on one hot
+// SKU through the engine: lock, read, decide, one Write round trip, commit.
+func BenchmarkBatchReserve(b *testing.B) {
+	for _, size := range []int{1, 64, stockd.BatchSizeMax} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			s := NewTestStore(b)
+			e := engine.New(engine.Config{Store: s})
+			b.Cleanup(e.Close)
+			setup := []stockd.Command{skuCreate("hot"), receive("hot", stockd.QuantityMax)}
+			for i := range setup {
+				if verr := setup[i].Normalize(); verr != nil {
+					b.Fatal(verr)
+				}
+			}
+			if _, err := e.Apply(setup); err != nil {
+				b.Fatal(err)
+			}
+			cmds := make([]stockd.Command, size)
+			b.ResetTimer()
+			for n := range b.N {
+				for i := range cmds {
+					key := fmt.Sprintf("r-%d-%d", n, i)
+					cmds[i] = stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
+						Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "hot", Quantity: 1}}}}
+					if verr := cmds[i].Normalize(); verr != nil {
+						b.Fatal(verr)
+					}
+				}
+				if _, err := e.Apply(cmds); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "reservations/s")
+		})
+	}
+}
+
+// auditOf reads the audit streams outside a snapshot, for tests.
+func auditOf(s *Store) auditReader { return auditReader{q: s.pool} }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
 )
@@ -77,17 +79,33 @@ func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]sto
 	return list(ctx, s.pool, "list ledger", scanLedgerEntry, queryLedgerListBySKU, p.SKU, p.After, limit)
 }
 
+// AuditRead runs fn in one read-only REPEATABLE READ transaction: every
+// stream sees the same snapshot.
+func (s *Store) AuditRead(ctx context.Context, fn func(store.AuditReader) error) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin audit snapshot: %w", interpretError(err))
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to undo
+	return fn(auditReader{q: tx})
+}
+
+// ConcurrentWriters is true: batches lock rows, not the database.
+func (s *Store) ConcurrentWriters() bool { return true }
+
+type auditReader struct{ q querier }
+
 // PositionEach streams every position in key order.
-func (s *Store) PositionEach(ctx context.Context, fn func(stockd.Position) error) error {
-	return each(ctx, s.pool, "read positions", scanPosition, fn, queryPositionEach)
+func (a auditReader) PositionEach(ctx context.Context, fn func(stockd.Position) error) error {
+	return each(ctx, a.q, "read positions", scanPosition, fn, queryPositionEach)
 }
 
 // LedgerEachByPosition streams the ledger by SKU, location, pool, then seq.
-func (s *Store) LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error {
-	return each(ctx, s.pool, "read ledger", scanLedgerEntry, fn, queryLedgerEachByPosition)
+func (a auditReader) LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error {
+	return each(ctx, a.q, "read ledger", scanLedgerEntry, fn, queryLedgerEachByPosition)
 }
 
 // ReservationOpenEach streams pending and confirmed reservations by id.
-func (s *Store) ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error {
-	return each(ctx, s.pool, "read open reservations", scanReservation, fn, queryReservationOpenEach)
+func (a auditReader) ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error {
+	return each(ctx, a.q, "read open reservations", scanReservation, fn, queryReservationOpenEach)
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -103,23 +104,36 @@ func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]sto
 	return entries, nil
 }
 
-// The audit streams below are one SELECT each, and a SQLite statement reads
-// one snapshot: a stream never sees a batch half-applied.
+// AuditRead runs fn in one read transaction on a reader connection: in WAL
+// mode it reads one snapshot from its first statement to its end.
+func (s *Store) AuditRead(ctx context.Context, fn func(store.AuditReader) error) error {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin audit snapshot: %w", interpretError(err))
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only: nothing to undo
+	return fn(auditReader{q: tx})
+}
+
+// ConcurrentWriters is false: SQLite has one writer.
+func (s *Store) ConcurrentWriters() bool { return false }
+
+type auditReader struct{ q querier }
 
 // PositionEach streams every position, by SKU, location and pool.
-func (s *Store) PositionEach(ctx context.Context, fn func(stockd.Position) error) error {
-	return queryEach(ctx, s.reader, queryPositionEach, scanPosition, fn)
+func (a auditReader) PositionEach(ctx context.Context, fn func(stockd.Position) error) error {
+	return queryEach(ctx, a.q, queryPositionEach, scanPosition, fn)
 }
 
 // LedgerEachByPosition streams the ledger ordered by SKU, location, pool,
 // then Seq.
-func (s *Store) LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error {
-	return queryEach(ctx, s.reader, queryLedgerEachByPosition, scanLedgerEntry, fn)
+func (a auditReader) LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error {
+	return queryEach(ctx, a.q, queryLedgerEachByPosition, scanLedgerEntry, fn)
 }
 
 // ReservationOpenEach streams pending and confirmed reservations, by id.
-func (s *Store) ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error {
-	return queryEach(ctx, s.reader, queryReservationOpenEach, scanReservation, fn)
+func (a auditReader) ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error {
+	return queryEach(ctx, a.q, queryReservationOpenEach, scanReservation, fn)
 }
 
 func scanString(row rowScanner) (string, error) {

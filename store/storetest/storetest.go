@@ -33,6 +33,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"EnsureSkipsUnknown", testEnsureSkipsUnknown},
 		{"TimesRoundTrip", testTimesRoundTrip},
 		{"MigrateIdempotent", testMigrateIdempotent},
+		{"VerifyReports", testVerifyReports},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
