@@ -136,6 +136,9 @@ func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result,
 	}
 }
 
+// Queued returns how many commands wait for a batch.
+func (e *Engine) Queued() int { return len(e.queue) }
+
 func (e *Engine) run() {
 	defer e.wg.Done()
 	batch := make([]*request, 0, e.cfg.BatchSizeMax)
