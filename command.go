@@ -93,6 +93,10 @@ type Result struct {
 	Created bool `json:"created,omitempty"`
 	// Replayed is true when this is the stored answer of an earlier request.
 	Replayed bool `json:"-"`
+	// Unstored is true for a refusal given from sold-out knowledge without
+	// a transaction: it changed nothing and was not stored under the key, so
+	// a retry with the key is decided afresh.
+	Unstored bool `json:"-"`
 }
 
 // IdempotencyRecord is the stored first answer for a key.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
@@ -30,9 +31,12 @@ func (e *Engine) applyOnce(cmds []stockd.Command) (results []stockd.Result, err 
 	if err := tx.Write(ctx, state.Writes()); err != nil {
 		return nil, fmt.Errorf("write: %w", err)
 	}
+	e.commitMu.Lock()
+	defer e.commitMu.Unlock()
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
+	e.soldOut.learn(cmds, state.Positions, time.Now())
 	return results, nil
 }
 

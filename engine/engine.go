@@ -26,6 +26,9 @@ type Config struct {
 	// QueueLengthMax caps queued commands; beyond it Submit answers
 	// overloaded at once. Defaults to 16384.
 	QueueLengthMax int
+	// QueuePerSKUMax caps queued reservations naming one SKU, so that one hot
+	// SKU cannot fill the whole queue. Defaults to 8192.
+	QueuePerSKUMax int
 	// Appliers is how many batches may be in flight at once. Defaults to 1.
 	Appliers int
 	// BatchTimeout bounds one transaction. Defaults to 10 seconds.
@@ -41,6 +44,7 @@ type Config struct {
 
 const (
 	queueLengthDefault  = 16384
+	queuePerSKUDefault  = 8192
 	batchTimeoutDefault = 10 * time.Second
 	// retriesMax bounds how often a batch is retried after a conflict the
 	// database detected; each retry reads everything afresh.
@@ -51,6 +55,8 @@ type request struct {
 	ctx    context.Context
 	cmd    stockd.Command
 	answer chan answer
+	// short lists the lines known to be sold out when it was submitted.
+	short []stockd.Shortfall
 }
 
 type answer struct {
@@ -60,11 +66,18 @@ type answer struct {
 
 // Engine applies commands in coalesced batches.
 type Engine struct {
-	cfg   Config
-	queue chan *request
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	once  sync.Once
+	cfg     Config
+	queue   chan *request
+	rejects chan *request
+	soldOut *soldOut
+	perSKU  *perSKU
+	// commitMu orders commit-then-learn across appliers: batches touching
+	// one SKU commit in the order the database's row locks impose, and what
+	// they teach about sold-out stock must be learned in that same order.
+	commitMu sync.Mutex
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	once     sync.Once
 }
 
 // New returns a started engine. Close stops it after draining the queue.
@@ -77,6 +90,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.QueueLengthMax <= 0 {
 		cfg.QueueLengthMax = queueLengthDefault
+	}
+	if cfg.QueuePerSKUMax <= 0 {
+		cfg.QueuePerSKUMax = queuePerSKUDefault
 	}
 	if cfg.Appliers <= 0 {
 		cfg.Appliers = 1
@@ -93,11 +109,20 @@ func New(cfg Config) *Engine {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	e := &Engine{cfg: cfg, queue: make(chan *request, cfg.QueueLengthMax), stop: make(chan struct{})}
+	e := &Engine{
+		cfg:     cfg,
+		queue:   make(chan *request, cfg.QueueLengthMax),
+		rejects: make(chan *request, cfg.QueueLengthMax),
+		soldOut: newSoldOut(),
+		perSKU:  newPerSKU(cfg.QueuePerSKUMax),
+		stop:    make(chan struct{}),
+	}
 	for range cfg.Appliers {
 		e.wg.Add(1)
 		go e.run()
 	}
+	e.wg.Add(1)
+	go e.runRejects()
 	return e
 }
 
@@ -120,9 +145,10 @@ func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result,
 		return stockd.Result{}, errors.New("engine: closed")
 	default:
 	}
-	select {
-	case e.queue <- req:
-	default:
+	if cmd.Kind == stockd.KindReserve {
+		req.short = e.soldOut.check(cmd.Reserve.Lines, time.Now())
+	}
+	if !e.enqueue(req) {
 		e.cfg.Metrics.overloaded()
 		return stockd.Result{Err: stockd.Errorf(stockd.CodeOverloaded, "too many requests queued, retry later")}, nil
 	}
@@ -133,6 +159,26 @@ func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result,
 		// The batch may still apply it; the caller learns the outcome by
 		// retrying with the same idempotency key.
 		return stockd.Result{}, ctx.Err()
+	}
+}
+
+// enqueue puts req on the sold-out path or in the batch queue, or reports
+// that the queue (or the SKU's share of it) is full.
+func (e *Engine) enqueue(req *request) bool {
+	queue := e.queue
+	if len(req.short) > 0 {
+		queue = e.rejects
+	} else if !e.perSKU.admit(req.cmd) {
+		return false
+	}
+	select {
+	case queue <- req:
+		return true
+	default:
+		if queue == e.queue {
+			e.perSKU.release(req.cmd)
+		}
+		return false
 	}
 }
 
@@ -163,6 +209,9 @@ func (e *Engine) run() {
 			default:
 				break fill
 			}
+		}
+		for _, r := range batch {
+			e.perSKU.release(r.cmd)
 		}
 		e.applyRequests(batch)
 	}

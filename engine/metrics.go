@@ -13,6 +13,7 @@ type Metrics struct {
 	batchFailures   prometheus.Counter
 	batchRetries    prometheus.Counter
 	overloadedTotal prometheus.Counter
+	soldOutTotal    prometheus.Counter
 }
 
 // NewMetrics registers the engine's metrics with reg.
@@ -29,8 +30,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		batchFailures:   prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_failures_total", Help: "Batches that failed after retries."}),
 		batchRetries:    prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_retries_total", Help: "Batch attempts retried after a database conflict."}),
 		overloadedTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_overloaded_total", Help: "Commands refused because the queue was full."}),
+		soldOutTotal:    prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_sold_out_answers_total", Help: "Reservations refused from sold-out knowledge, without a transaction."}),
 	}
-	reg.MustRegister(m.batchSize, m.batchDuration, m.batchFailures, m.batchRetries, m.overloadedTotal)
+	reg.MustRegister(m.batchSize, m.batchDuration, m.batchFailures, m.batchRetries, m.overloadedTotal, m.soldOutTotal)
 	return m
 }
 
@@ -54,5 +56,11 @@ func (m *Metrics) retried() {
 func (m *Metrics) overloaded() {
 	if m != nil {
 		m.overloadedTotal.Inc()
+	}
+}
+
+func (m *Metrics) soldOutAnswered() {
+	if m != nil {
+		m.soldOutTotal.Inc()
 	}
 }

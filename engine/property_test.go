@@ -124,8 +124,10 @@ func (p *propertyRun) submit(cmd stockd.Command) stockd.Result {
 	if err != nil {
 		p.t.Fatalf("%s: %v", cmd.Kind, err)
 	}
-	answer, _ := json.Marshal(res)
-	p.history = append(p.history, sent{cmd: cmd, answer: answer})
+	if !res.Unstored { // a sold-out refusal given without a transaction is decided afresh on retry
+		answer, _ := json.Marshal(res)
+		p.history = append(p.history, sent{cmd: cmd, answer: answer})
+	}
 	return res
 }
 

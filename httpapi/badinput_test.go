@@ -62,6 +62,10 @@ func badRequests() []badRequest {
 
 		// JSON.
 		{name: "unknown field", body: receipt(`"quantity":1,"qty":1`), wantCode: "invalid_json"},
+		{name: "field name in another case", body: `{"SKU":"A","quantity":1}`, wantCode: "invalid_json"},
+		{name: "field name folded", body: `{"sku":"A","Quantity":1}`, wantCode: "invalid_json"},
+		{name: "field name folded in a line", path: "/v1/reservations", body: reserve(`{"sku":"A","QUANTITY":1}`), wantCode: "invalid_json"},
+		{name: "null body", path: "/v1/reservations/{pending}/confirm", body: `null`, wantCode: "invalid_json"},
 		{name: "unknown field in a line", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":1,"warehouse":"x"}`), wantCode: "invalid_json"},
 		{name: "malformed JSON", body: `{"sku":"A","quantity":`, wantCode: "invalid_json"},
 		{name: "not JSON", body: `sku=A&quantity=1`, wantCode: "invalid_json"},
@@ -223,28 +227,7 @@ func TestReadsRefuseBadInput(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		h := newHarness(t, b)
 		h.seed(1, "A")
-		for _, c := range []struct {
-			path     string
-			wantCode string
-		}{
-			{"/v1/stock/NOPE", "unknown_sku"},
-			{"/v1/stock/a%20b", "invalid_input"},
-			{"/v1/skus/NOPE", "unknown_sku"},
-			{"/v1/skus/" + strings.Repeat("s", 65), "invalid_input"},
-			{"/v1/reservations/nope", "not_found"},
-			{"/v1/reservations?key=nope", "not_found"},
-			{"/v1/reservations", "invalid_input"},
-			{"/v1/reservations?key=" + strings.Repeat("k", 129), "invalid_input"},
-			{"/v1/ledger?limit=0", "invalid_input"},
-			{"/v1/ledger?limit=1001", "invalid_input"},
-			{"/v1/ledger?limit=ten", "invalid_input"},
-			{"/v1/ledger?after=-1", "invalid_input"},
-			{"/v1/ledger?after=1.5", "invalid_input"},
-			{"/v1/ledger?sku=a*b", "invalid_input"},
-			{"/v1/ledger?sku=NOPE", "unknown_sku"},
-			{"/v1/events?limit=100000", "invalid_input"},
-			{"/v1/nothing", "not_found"},
-		} {
+		for _, c := range readBadRequests() {
 			a := h.send(http.MethodGet, c.path, "", nil)
 			if p := a.problem(t); a.status != statusOf(c.wantCode) || p.Code != c.wantCode {
 				t.Errorf("GET %s: %d %s, want %d %s", c.path, a.status, p.Code, statusOf(c.wantCode), c.wantCode)
@@ -255,4 +238,35 @@ func TestReadsRefuseBadInput(t *testing.T) {
 			t.Errorf("DELETE /v1/skus: %d %s Allow %q, want 405 %s Allow POST", a.status, p.Code, a.header.Get("Allow"), CodeMethodNotAllowed)
 		}
 	})
+}
+
+// readBadRequest is a read that must be refused.
+type readBadRequest struct {
+	path     string
+	wantCode string
+}
+
+func readBadRequests() []readBadRequest {
+	return []readBadRequest{
+
+		{"/v1/stock/NOPE", "unknown_sku"},
+		{"/v1/stock/a%20b", "invalid_input"},
+		{"/v1/skus/NOPE", "unknown_sku"},
+		{"/v1/skus/" + strings.Repeat("s", 65), "invalid_input"},
+		{"/v1/reservations/nope", "not_found"},
+		{"/v1/reservations/" + strings.Repeat("r", 65), "invalid_input"},
+		{"/v1/reservations/a%3Bb", "invalid_input"},
+		{"/v1/reservations?key=nope", "not_found"},
+		{"/v1/reservations", "invalid_input"},
+		{"/v1/reservations?key=" + strings.Repeat("k", 129), "invalid_input"},
+		{"/v1/ledger?limit=0", "invalid_input"},
+		{"/v1/ledger?limit=1001", "invalid_input"},
+		{"/v1/ledger?limit=ten", "invalid_input"},
+		{"/v1/ledger?after=-1", "invalid_input"},
+		{"/v1/ledger?after=1.5", "invalid_input"},
+		{"/v1/ledger?sku=a*b", "invalid_input"},
+		{"/v1/ledger?sku=NOPE", "unknown_sku"},
+		{"/v1/events?limit=100000", "invalid_input"},
+		{"/v1/nothing", "not_found"},
+	}
 }

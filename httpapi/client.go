@@ -119,10 +119,12 @@ func (c *Client) do(ctx context.Context, cl call) (replayed bool, err error) {
 		if err == nil {
 			err = answerError(status, body)
 		}
-		if !retryable(status, err) || attempt >= c.attemptsMax || ctx.Err() != nil {
-			if ctx.Err() != nil && status == 0 {
-				return false, fmt.Errorf("%s %s: %w", cl.method, cl.path, ctx.Err())
-			}
+		if status == 0 && ctx.Err() != nil {
+			// The caller gave up; its context's error says so better than
+			// the transport's.
+			return false, fmt.Errorf("%s %s: %w", cl.method, cl.path, ctx.Err())
+		}
+		if !retryable(status, err) || attempt >= c.attemptsMax {
 			return false, wrapTransport(cl, err)
 		}
 		if err := sleep(ctx, retryWait(wait, header)); err != nil {

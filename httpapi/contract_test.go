@@ -189,6 +189,11 @@ func (c *contract) check(ex exchange) error {
 			return fmt.Errorf("header %s is not documented for %s %d", name, ex.pattern, ex.status)
 		}
 	}
+	if ex.status < 300 && len(bytes.TrimSpace(ex.request)) > 0 {
+		if err := c.validateRequest(path, strings.ToLower(method), ex.request); err != nil {
+			return fmt.Errorf("accepted a request the document refuses: %w", err)
+		}
+	}
 	content, _ := resp["content"].(map[string]any)
 	if content[mediaType] == nil {
 		return fmt.Errorf("content type %s is not documented for %s %d", mediaType, ex.pattern, ex.status)
@@ -197,6 +202,24 @@ func (c *contract) check(ex exchange) error {
 		return nil
 	}
 	return c.validate(pointer(append(tokens, "content", mediaType, "schema")...), ex)
+}
+
+// validateRequest validates a request body against the operation's
+// requestBody schema.
+func (c *contract) validateRequest(path, method string, body []byte) error {
+	fragment := pointer("paths", path, method, "requestBody", "content", "application/json", "schema")
+	s, err := c.schema(fragment)
+	if err != nil {
+		return err
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("request is not JSON: %w", err)
+	}
+	if err := s.Validate(v); err != nil {
+		return fmt.Errorf("request does not match #%s: %w", fragment, err)
+	}
+	return nil
 }
 
 func (c *contract) validate(fragment string, ex exchange) error {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"github.com/stockd/stockd"
@@ -38,6 +39,11 @@ func bodyTooLarge() *stockd.Error {
 // type (a quantity given as a string, a fraction, a number beyond int64) is
 // invalid_input naming the field.
 func decodeStrict(body []byte, v any) *stockd.Error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] != '{' {
+		// null would decode into nothing and pass as an empty request.
+		return stockd.Errorf(stockd.CodeInvalidJSON, "body must be a JSON object")
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -45,6 +51,60 @@ func decodeStrict(body []byte, v any) *stockd.Error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return stockd.Errorf(stockd.CodeInvalidJSON, "body holds data after the JSON object")
+	}
+	return exactFieldNames(body, v)
+}
+
+// exactFieldNames refuses object keys that encoding/json matched to a
+// field without being its name: it folds case ("SKU", even "ſku", match
+// "sku"), where the document and every other client know only the exact
+// names.
+func exactFieldNames(body []byte, v any) *stockd.Error {
+	var tree any
+	if err := json.Unmarshal(body, &tree); err != nil {
+		return decodeError(err)
+	}
+	names := map[string]bool{}
+	collectFieldNames(reflect.TypeOf(v), names)
+	return checkKeys(tree, names)
+}
+
+// collectFieldNames adds the JSON names of t's fields, and of the structs
+// within, to names.
+func collectFieldNames(t reflect.Type, names map[string]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			names[name] = true
+		}
+		collectFieldNames(f.Type, names)
+	}
+}
+
+func checkKeys(node any, names map[string]bool) *stockd.Error {
+	switch n := node.(type) {
+	case map[string]any:
+		for k, child := range n {
+			if !names[k] {
+				return stockd.Errorf(stockd.CodeInvalidJSON, "unknown field %q", k)
+			}
+			if err := checkKeys(child, names); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, child := range n {
+			if err := checkKeys(child, names); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -39,6 +41,7 @@ type exchange struct {
 	method  string
 	path    string
 	pattern string // the route that served it; "/" when none did
+	request []byte // the request's body
 	status  int
 	header  http.Header
 	body    []byte
@@ -51,7 +54,9 @@ func newHarness(t *testing.T, b testdb.Backend) *harness {
 	eng := engine.New(engine.Config{Store: st, Now: clk.Now})
 	registry := prometheus.NewRegistry()
 	h := &harness{t: t, store: st, clock: clk, registry: registry}
-	h.server = NewServer(Config{Engine: faultySubmitter{eng}, Store: faultyStore{st}, Registerer: registry})
+	h.server = NewServer(Config{Engine: faultySubmitter{eng}, Store: faultyStore{st}, Registerer: registry,
+		// The failures tests inject on purpose would drown the output.
+		Logger: discard()})
 	srv := httptest.NewServer(withFaults(http.HandlerFunc(h.record)))
 	h.url, h.http = srv.URL, srv.Client()
 	// Cleanups run last-in first-out: the exchanges are checked, then the
@@ -66,6 +71,12 @@ func newHarness(t *testing.T, b testdb.Backend) *harness {
 // record serves a request through the server and keeps the exchange.
 func (h *harness) record(w http.ResponseWriter, r *http.Request) {
 	_, pattern := h.server.mux.Handler(r)
+	requestBody, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(requestBody))
 	rec := httptest.NewRecorder()
 	h.server.ServeHTTP(rec, r)
 	for k, v := range rec.Header() {
@@ -76,7 +87,7 @@ func (h *harness) record(w http.ResponseWriter, r *http.Request) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.exchanges = append(h.exchanges, exchange{
-		method: r.Method, path: r.URL.Path, pattern: pattern,
+		method: r.Method, path: r.URL.Path, pattern: pattern, request: requestBody,
 		status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes(),
 	})
 }
@@ -113,13 +124,23 @@ func (h *harness) send(method, path, key string, body []byte) answer {
 // sendHeaders makes one request with headers; an empty value is left out.
 func (h *harness) sendHeaders(method, path string, body []byte, headers map[string]string) answer {
 	h.t.Helper()
+	a, err := h.trySend(method, path, body, headers)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return a
+}
+
+// trySend is sendHeaders for goroutines other than the test's, which must
+// not call t.Fatal.
+func (h *harness) trySend(method, path string, body []byte, headers map[string]string) (answer, error) {
 	var reader io.Reader
 	if body != nil {
 		reader = bytes.NewReader(body)
 	}
 	req, err := http.NewRequest(method, h.url+path, reader)
 	if err != nil {
-		h.t.Fatalf("build %s %s: %v", method, path, err)
+		return answer{}, fmt.Errorf("build %s %s: %w", method, path, err)
 	}
 	for k, v := range headers {
 		if v != "" {
@@ -128,14 +149,14 @@ func (h *harness) sendHeaders(method, path string, body []byte, headers map[stri
 	}
 	resp, err := h.http.Do(req)
 	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
+		return answer{}, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	defer resp.Body.Close()
 	got, err := io.ReadAll(resp.Body)
 	if err != nil {
-		h.t.Fatalf("read answer of %s %s: %v", method, path, err)
+		return answer{}, fmt.Errorf("read answer of %s %s: %w", method, path, err)
 	}
-	return answer{status: resp.StatusCode, header: resp.Header, body: got}
+	return answer{status: resp.StatusCode, header: resp.Header, body: got}, nil
 }
 
 // must makes a request that must answer want, and decodes it into out.
@@ -205,3 +226,6 @@ func (h *harness) requireUnchanged(before books, skus ...string) {
 		}
 	}
 }
+
+// discard is a logger for failures a test causes on purpose.
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -12,11 +12,6 @@ import (
 //go:embed openapi.json
 var openAPIDocument []byte
 
-// OpenAPI returns the OpenAPI 3.1 document served at GET /openapi.json.
-func OpenAPI() []byte {
-	return append([]byte(nil), openAPIDocument...)
-}
-
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	// A failed write means the caller is gone.

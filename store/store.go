@@ -35,6 +35,9 @@ type Store interface {
 	// ReservationListDue returns ids of pending reservations whose deadline
 	// is at or before now, oldest deadline first, at most limit.
 	ReservationListDue(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// IdempotencyGet returns the stored answers for those keys that have
+	// one, read outside any batch.
+	IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error)
 	// LedgerList returns entries with Seq > after in Seq order, at most
 	// limit, only of sku when sku is not empty. Entries appear in Seq order
 	// of commit: a reader that saw Seq n never later finds an entry below n.

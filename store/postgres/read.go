@@ -109,3 +109,13 @@ func (a auditReader) LedgerEachByPosition(ctx context.Context, fn func(stockd.Le
 func (a auditReader) ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error {
 	return each(ctx, a.q, "read open reservations", scanReservation, fn, queryReservationOpenEach)
 }
+
+// IdempotencyGet returns the stored answers for those keys that have one,
+// outside any batch: the engine asks before refusing a sold-out request
+// without a transaction, so a retry is still a replay.
+func (s *Store) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	return list(ctx, s.pool, "read idempotency keys", scanIdempotencyRecord, queryIdempotencyGet, keys)
+}

@@ -73,6 +73,7 @@ func admin(t testing.TB, base, sql string) {
 // run), and pools that kept theirs until the test ends would exhaust the
 // server's max_connections.
 var testPoolParams = [][2]string{
+	{"pool_max_conns", "4"},
 	{"pool_max_conn_idle_time", "1s"},
 	{"pool_health_check_period", "1s"},
 }

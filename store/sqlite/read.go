@@ -141,3 +141,21 @@ func scanString(row rowScanner) (string, error) {
 	err := row.Scan(&v)
 	return v, err
 }
+
+// IdempotencyGet returns the stored answers for those keys that have one,
+// outside any batch: the engine asks before refusing a sold-out request
+// without a transaction, so a retry is still a replay.
+func (s *Store) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	keyList, err := jsonArray(keys)
+	if err != nil {
+		return nil, err
+	}
+	records, err := queryAll(ctx, s.reader, queryIdempotencyGet, scanIdempotencyRecord, keyList)
+	if err != nil {
+		return nil, fmt.Errorf("read idempotency keys: %w", err)
+	}
+	return records, nil
+}
