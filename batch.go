@@ -113,6 +113,7 @@ func (s *BatchState) replay(c *Command) (Result, bool) {
 		return Result{}, false
 	}
 	if rec.RequestHash != c.RequestHash {
+		// An answer to this request, not a replay of the first one.
 		return Result{Err: Errorf(CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", c.IdempotencyKey)}, true
 	}
 	var r Result

@@ -61,9 +61,7 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		s.failure(w, r, submitErr)
 		return
 	}
-	// key_reused comes back marked replayed, but it answers this request,
-	// not the first one: it must not claim to be a replay.
-	if result.Replayed && (result.Err == nil || result.Err.Code != stockd.CodeIdempotencyKeyReused) {
+	if result.Replayed {
 		w.Header().Set(headerReplayed, "true")
 	}
 	if result.Err != nil {
