@@ -26,10 +26,17 @@ const (
 	CodeOverloaded            = "overloaded"              // queue full: retry later
 	CodeCancelled             = "cancelled"               // caller gave up before the batch formed
 	CodeInternal              = "internal"                // our fault; details only in the log
+	CodeUnauthorized          = "unauthorized"            // no valid API key: missing, malformed, unknown or revoked
+	CodeForbidden             = "forbidden"               // the key lacks the scope the endpoint needs
+	CodeRateLimited           = "rate_limited"            // the key's or the SKU's request budget is spent: retry later
 )
 
 // ErrNotFound is what storage returns for a missing row.
 var ErrNotFound = errors.New("not found")
+
+// ErrLimitReached is what storage returns when a write would pass one of
+// the bounds of limits.go that only the database can count (APIKeysMax).
+var ErrLimitReached = errors.New("limit reached")
 
 // Error is an application error: a stable code, a message fit for the
 // caller, and the details the code promises.

@@ -31,6 +31,18 @@ const (
 	PageSizeDefault = 100
 	// LocationPriorityMax bounds the priority number of a location.
 	LocationPriorityMax = 1_000_000
+
+	// APIKeyNameLengthMax bounds the human name of an API key.
+	APIKeyNameLengthMax = 64
+	// APIKeyScopesMax bounds the scopes of one key: each scope at most once.
+	APIKeyScopesMax = 5
+	// APIKeysMax bounds the keys one database holds, revoked keys included:
+	// they are kept, so that the audit trail and the ledger's actors keep
+	// naming a key that exists.
+	APIKeysMax = 1000
+	// AuditTextLengthMax bounds each text field of an audit event; longer
+	// values (a long request path) are cut.
+	AuditTextLengthMax = 200
 )
 
 // Defaults for the parts of a position key a caller may leave out.

@@ -142,6 +142,15 @@ func badRequests() []badRequest {
 		{name: "fulfil a pending reservation", path: "/v1/reservations/{pending}/fulfil", body: `{}`, wantCode: "invalid_transition"},
 		{name: "sku exists", path: "/v1/skus", body: `{"sku":"A"}`, wantCode: "already_exists"},
 		{name: "location exists", path: "/v1/locations", body: `{"location":"default"}`, wantCode: "already_exists"},
+		// API keys.
+		{name: "key name missing", path: "/v1/keys", body: `{"scopes":["read"]}`, wantCode: "invalid_input", wantField: "name"},
+		{name: "key name too long", path: "/v1/keys", body: `{"name":"` + strings.Repeat("n", stockd.APIKeyNameLengthMax+1) + `","scopes":["read"]}`, wantCode: "invalid_input", wantField: "name"},
+		{name: "key name control character", path: "/v1/keys", body: `{"name":"a\u0007b","scopes":["read"]}`, wantCode: "invalid_input", wantField: "name"},
+		{name: "key scopes missing", path: "/v1/keys", body: `{"name":"orders"}`, wantCode: "invalid_input", wantField: "scopes"},
+		{name: "key scopes empty", path: "/v1/keys", body: `{"name":"orders","scopes":[]}`, wantCode: "invalid_input", wantField: "scopes"},
+		{name: "key scope unknown", path: "/v1/keys", body: `{"name":"orders","scopes":["write"]}`, wantCode: "invalid_input", wantField: "scopes"},
+		{name: "key scope twice", path: "/v1/keys", body: `{"name":"orders","scopes":["read","read"]}`, wantCode: "invalid_input", wantField: "scopes"},
+		{name: "key unknown field", path: "/v1/keys", body: `{"name":"orders","scopes":["read"],"secret":"sk_mine"}`, wantCode: "invalid_json"},
 	}
 }
 

@@ -34,6 +34,7 @@ type Client struct {
 	backoff     time.Duration
 	backoffMax  time.Duration
 	actor       string
+	apiKey      string
 }
 
 // ClientOption configures a Client.
@@ -54,6 +55,11 @@ func WithAttemptsMax(n int) ClientOption {
 // later one (with jitter) up to backoffMax. Defaults to 100 ms and 2 s.
 func WithBackoff(first, backoffMax time.Duration) ClientOption {
 	return func(c *Client) { c.backoff, c.backoffMax = first, backoffMax }
+}
+
+// WithAPIKey sets the key every request presents (Authorization: Bearer).
+func WithAPIKey(secret string) ClientOption {
+	return func(c *Client) { c.apiKey = secret }
 }
 
 // WithActor sets the X-Actor header recorded in the ledger entries of
@@ -153,6 +159,9 @@ func (c *Client) send(ctx context.Context, cl call, payload []byte) (status int,
 	}
 	if c.actor != "" {
 		req.Header.Set(headerActor, c.actor)
+	}
+	if c.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	}
 	resp, err := c.httpClient.Do(req)
 	if err != nil {

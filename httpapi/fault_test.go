@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -20,6 +21,7 @@ const (
 	faultInternal   = "internal"   // the engine or the store fails
 	faultCancelled  = "cancelled"  // the engine or the store sees its context end
 	faultOverloaded = "overloaded" // the engine's queue is full
+	faultKeysFull   = "keys_full"  // the store holds stockd.APIKeysMax keys
 
 	// injectedDetail must never reach a caller.
 	injectedDetail = "injected: disk on fire"
@@ -108,6 +110,41 @@ func (f faultyStore) LedgerList(ctx context.Context, p store.LedgerListParams) (
 		return nil, err
 	}
 	return f.Store.LedgerList(ctx, p)
+}
+
+// KeyCount answers no keys when no store is behind, so that the tests that
+// need no database run the server open, as before keys existed.
+func (f faultyStore) KeyCount(ctx context.Context) (int, error) {
+	if f.Store == nil {
+		return 0, nil
+	}
+	return f.Store.KeyCount(ctx)
+}
+
+// KeyCreate fails when a fault is asked for, and answers that the keys are
+// full for faultKeysFull.
+func (f faultyStore) KeyCreate(ctx context.Context, p store.KeyCreateParams) error {
+	if faultOf(ctx) == faultKeysFull {
+		return fmt.Errorf("injected: %w", stockd.ErrLimitReached)
+	}
+	if err := injected(ctx); err != nil {
+		return err
+	}
+	return f.Store.KeyCreate(ctx, p)
+}
+
+func (f faultyStore) KeyList(ctx context.Context) ([]stockd.APIKey, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.KeyList(ctx)
+}
+
+func (f faultyStore) KeyRevoke(ctx context.Context, p store.KeyRevokeParams) (stockd.APIKey, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.APIKey{}, err
+	}
+	return f.Store.KeyRevoke(ctx, p)
 }
 
 // clock is the engine's clock, which a test moves forward to expire

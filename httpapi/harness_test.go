@@ -47,16 +47,21 @@ type exchange struct {
 	body    []byte
 }
 
-func newHarness(t *testing.T, b testdb.Backend) *harness {
+// newHarness starts the harness; options change the server's Config.
+func newHarness(t *testing.T, b testdb.Backend, options ...func(*Config)) *harness {
 	t.Helper()
 	st := b.New(t)
 	clk := &clock{}
 	eng := engine.New(engine.Config{Store: st, Now: clk.Now})
 	registry := prometheus.NewRegistry()
 	h := &harness{t: t, store: st, clock: clk, registry: registry}
-	h.server = NewServer(Config{Engine: faultySubmitter{eng}, Store: faultyStore{st}, Registerer: registry,
+	cfg := Config{Engine: faultySubmitter{eng}, Store: faultyStore{st}, Registerer: registry, Now: clk.Now,
 		// The failures tests inject on purpose would drown the output.
-		Logger: discard()})
+		Logger: discard()}
+	for _, option := range options {
+		option(&cfg)
+	}
+	h.server = NewServer(cfg)
 	srv := httptest.NewServer(withFaults(http.HandlerFunc(h.record)))
 	h.url, h.http = srv.URL, srv.Client()
 	// Cleanups run last-in first-out: the exchanges are checked, then the

@@ -35,6 +35,9 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		writeProblem(w, err)
 		return
 	}
+	if key, ok := keyOf(r.Context()); ok && actor == "" {
+		actor = key.ID
+	}
 	body, err := readBody(w, r)
 	if err != nil {
 		writeProblem(w, err)

@@ -48,6 +48,8 @@ var codeInfo = map[string]struct {
 	title  string
 }{
 	stockd.CodeInvalidInput:          {http.StatusBadRequest, "Invalid input"},
+	stockd.CodeUnauthorized:          {http.StatusUnauthorized, "Unauthorized"},
+	stockd.CodeForbidden:             {http.StatusForbidden, "Forbidden"},
 	stockd.CodeInvalidJSON:           {http.StatusBadRequest, "Invalid JSON"},
 	stockd.CodeIdempotencyKeyMissing: {http.StatusBadRequest, "Idempotency key missing"},
 	stockd.CodeIdempotencyKeyInvalid: {http.StatusBadRequest, "Idempotency key invalid"},
@@ -64,6 +66,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeReservationExpired:    {http.StatusConflict, "Reservation expired"},
 	stockd.CodeBodyTooLarge:          {http.StatusRequestEntityTooLarge, "Body too large"},
 	stockd.CodeOverloaded:            {http.StatusTooManyRequests, "Overloaded"},
+	stockd.CodeRateLimited:           {http.StatusTooManyRequests, "Rate limited"},
 	// The caller went away (or timed out) before an answer was decided;
 	// 499 is not a registered status, and 503 tells a retrying client the
 	// truth: try again, with the same key.

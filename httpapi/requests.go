@@ -59,3 +59,8 @@ type releaseRequest struct {
 
 // emptyRequest is the body of confirm and fulfil: nothing, or {}.
 type emptyRequest struct{}
+
+type keyRequest struct {
+	Name   string   `json:"name"`
+	Scopes []string `json:"scopes"`
+}

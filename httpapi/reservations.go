@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -30,10 +31,38 @@ func (s *Server) createReservation(w http.ResponseWriter, r *http.Request) {
 				}
 				reserve.Lines = append(reserve.Lines, stockd.LineRequest{SKU: l.SKU, Quantity: *l.Quantity, Location: l.Location, Pool: l.Pool})
 			}
+			if err := s.limitSKUs(w, reserve.Lines); err != nil {
+				return stockd.Command{}, err
+			}
 			return stockd.Command{Kind: stockd.KindReserve, Reserve: reserve}, nil
 		},
 		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
 	})
+}
+
+// limitSKUs takes one token from the bucket of every SKU the lines name,
+// when the per-SKU limit is on: a hot SKU's reservations are refused before
+// they queue, so that they cannot crowd out every other SKU's. When one
+// bucket is empty, nothing is taken; Retry-After tells when to come back
+// (with the same idempotency key).
+func (s *Server) limitSKUs(w http.ResponseWriter, lines []stockd.LineRequest) *stockd.Error {
+	// Too many lines is the engine's to refuse; it is not worth a bucket.
+	if s.skuLimits == nil || len(lines) > stockd.LinesPerReservationMax {
+		return nil
+	}
+	skus := make([]string, 0, len(lines))
+	for _, l := range lines {
+		// Malformed ids are the engine's to refuse; they get no bucket.
+		if stockd.ValidIdentifier(l.SKU) && !slices.Contains(skus, l.SKU) {
+			skus = append(skus, l.SKU)
+		}
+	}
+	wait, ok := s.skuLimits.take(s.now(), skus...)
+	if ok {
+		return nil
+	}
+	setRetryAfter(w, wait)
+	return stockd.Errorf(stockd.CodeRateLimited, "reservations of these SKUs arrive faster than their limit; retry later with the same idempotency key")
 }
 
 func (s *Server) confirmReservation(w http.ResponseWriter, r *http.Request) {

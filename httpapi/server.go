@@ -41,6 +41,29 @@ type Config struct {
 	// is also a Gatherer (as *prometheus.Registry is), else to
 	// prometheus.DefaultGatherer.
 	Gatherer prometheus.Gatherer
+
+	// RequireKeys makes every /v1 request need an API key even while the
+	// store holds none. Otherwise the server runs open until the first key
+	// exists, and requires keys from then on (see auth.go).
+	RequireKeys bool
+	// KeyCacheTTL is how long a key lookup is remembered, and so how long a
+	// key revoked by another process keeps working. Defaults to 5 seconds.
+	KeyCacheTTL time.Duration
+	// KeyRequestsPerSecond is each key's sustained request rate. Defaults
+	// to 1000; negative switches the per-key limit off.
+	KeyRequestsPerSecond float64
+	// KeyRequestsBurst is how many requests a key may send at once.
+	// Defaults to twice KeyRequestsPerSecond (2000), at least 1.
+	KeyRequestsBurst int
+	// SKUReservationsPerSecond limits the reservations naming one SKU, over
+	// all keys, for SKUs hot enough to crowd out the rest. Zero, the
+	// default, switches the per-SKU limit off.
+	SKUReservationsPerSecond float64
+	// SKUReservationsBurst defaults to SKUReservationsPerSecond, at least 1.
+	SKUReservationsBurst int
+	// Now is the clock of keys, audit events and rate limits. Defaults to
+	// time.Now.
+	Now func() time.Time
 }
 
 // healthTimeout bounds the store read behind GET /healthz, so that a stuck
@@ -55,14 +78,20 @@ type Server struct {
 	metrics  *metrics
 	gatherer prometheus.Gatherer
 	mux      *http.ServeMux
+	now      func() time.Time
+	auth     *authenticator
+	// skuLimits is nil when the per-SKU limit is off.
+	skuLimits *limiterSet
 }
 
-// route is one endpoint: a ServeMux pattern and the fixed operation name
-// its metrics carry (never the raw path, whose ids would explode the label
-// set).
+// route is one endpoint: a ServeMux pattern, the fixed operation name its
+// metrics carry (never the raw path, whose ids would explode the label
+// set), and the scope a key needs for it ("" for the endpoints that stay
+// open: health, metrics and the API document).
 type route struct {
 	pattern   string
 	operation string
+	scope     stockd.Scope
 	handler   http.HandlerFunc
 }
 
@@ -87,41 +116,54 @@ func NewServer(cfg Config) *Server {
 			cfg.Gatherer = prometheus.DefaultGatherer
 		}
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	s := &Server{
-		engine:   cfg.Engine,
-		store:    cfg.Store,
-		logger:   cfg.Logger,
-		metrics:  newMetrics(cfg.Registerer),
-		gatherer: cfg.Gatherer,
-		mux:      http.NewServeMux(),
+		engine:    cfg.Engine,
+		store:     cfg.Store,
+		logger:    cfg.Logger,
+		metrics:   newMetrics(cfg.Registerer),
+		gatherer:  cfg.Gatherer,
+		mux:       http.NewServeMux(),
+		now:       cfg.Now,
+		auth:      newAuthenticator(cfg),
+		skuLimits: newSKULimits(cfg),
 	}
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.pattern, s.instrument(rt.operation, rt.handler))
+		s.mux.Handle(rt.pattern, s.instrument(rt.operation, s.guard(rt)))
 	}
 	s.mux.Handle("/", s.instrument(operationUnmatched, s.unmatched))
 	return s
 }
 
 func (s *Server) routes() []route {
+	// Creating a SKU needs stock, not admin: the feed that receives a new
+	// product's first delivery is the one that learns of it.
 	return []route{
-		{"POST /v1/skus", "sku_create", s.createSKU},
-		{"GET /v1/skus/{sku}", "sku_get", s.getSKU},
-		{"POST /v1/locations", "location_create", s.createLocation},
-		{"GET /v1/locations", "location_list", s.listLocations},
-		{"POST /v1/receipts", "receipt_create", s.createReceipt},
-		{"POST /v1/adjustments", "adjustment_create", s.createAdjustment},
-		{"GET /v1/stock/{sku}", "stock_get", s.getStock},
-		{"POST /v1/reservations", "reservation_create", s.createReservation},
-		{"GET /v1/reservations", "reservation_get_by_key", s.getReservationByKey},
-		{"GET /v1/reservations/{id}", "reservation_get", s.getReservation},
-		{"POST /v1/reservations/{id}/confirm", "reservation_confirm", s.confirmReservation},
-		{"POST /v1/reservations/{id}/release", "reservation_release", s.releaseReservation},
-		{"POST /v1/reservations/{id}/fulfil", "reservation_fulfil", s.fulfilReservation},
-		{"GET /v1/ledger", "ledger_list", s.listLedger},
-		{"GET /v1/events", "event_list", s.listEvents},
-		{"GET /healthz", "healthz", s.healthz},
-		{"GET /metrics", "metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}).ServeHTTP},
-		{"GET /openapi.json", "openapi", s.openAPI},
+		{"POST /v1/skus", "sku_create", stockd.ScopeStock, s.createSKU},
+		{"GET /v1/skus/{sku}", "sku_get", stockd.ScopeRead, s.getSKU},
+		{"POST /v1/locations", "location_create", stockd.ScopeAdmin, s.createLocation},
+		{"GET /v1/locations", "location_list", stockd.ScopeRead, s.listLocations},
+		{"POST /v1/receipts", "receipt_create", stockd.ScopeStock, s.createReceipt},
+		{"POST /v1/adjustments", "adjustment_create", stockd.ScopeStock, s.createAdjustment},
+		{"GET /v1/stock/{sku}", "stock_get", stockd.ScopeRead, s.getStock},
+		{"POST /v1/reservations", "reservation_create", stockd.ScopeReserve, s.createReservation},
+		{"GET /v1/reservations", "reservation_get_by_key", stockd.ScopeRead, s.getReservationByKey},
+		{"GET /v1/reservations/{id}", "reservation_get", stockd.ScopeRead, s.getReservation},
+		{"POST /v1/reservations/{id}/confirm", "reservation_confirm", stockd.ScopeReserve, s.confirmReservation},
+		{"POST /v1/reservations/{id}/release", "reservation_release", stockd.ScopeReserve, s.releaseReservation},
+		{"POST /v1/reservations/{id}/fulfil", "reservation_fulfil", stockd.ScopeReserve, s.fulfilReservation},
+		{"GET /v1/ledger", "ledger_list", stockd.ScopeRead, s.listLedger},
+		{"GET /v1/events", "event_list", stockd.ScopeRead, s.listEvents},
+		// Listing keys needs admin, not read: who holds which scopes is the
+		// admin's business.
+		{"POST /v1/keys", "key_create", stockd.ScopeAdmin, s.createKey},
+		{"GET /v1/keys", "key_list", stockd.ScopeAdmin, s.listKeys},
+		{"POST /v1/keys/{id}/revoke", "key_revoke", stockd.ScopeAdmin, s.revokeKey},
+		{"GET /healthz", "healthz", "", s.healthz},
+		{"GET /metrics", "metrics", "", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}).ServeHTTP},
+		{"GET /openapi.json", "openapi", "", s.openAPI},
 	}
 }
 

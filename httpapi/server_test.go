@@ -61,6 +61,7 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		stockd.CodeAlreadyExists: 409, stockd.CodeInsufficientStock: 409, stockd.CodeStaleQuantity: 409,
 		stockd.CodeInvalidTransition: 409, stockd.CodeReservationExpired: 409,
 		stockd.CodeBodyTooLarge: 413, stockd.CodeOverloaded: 429, stockd.CodeCancelled: 503, stockd.CodeInternal: 500,
+		stockd.CodeUnauthorized: 401, stockd.CodeForbidden: 403, stockd.CodeRateLimited: 429,
 	}
 	for code, status := range want {
 		if got := statusOf(code); got != status {

@@ -132,6 +132,30 @@ type EventPage struct {
 	NextAfter int64         `json:"next_after"`
 }
 
+// APIKey is a key as listings show it: never its secret.
+type APIKey struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Prefix is "sk_" and the first 8 characters of the secret after it.
+	Prefix    string    `json:"prefix"`
+	Scopes    []string  `json:"scopes"`
+	CreatedAt time.Time `json:"created_at"`
+	// RevokedAt is absent while the key is live.
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}
+
+// CreatedAPIKey is the answer of POST /v1/keys: the key and, this once,
+// its secret.
+type CreatedAPIKey struct {
+	APIKey
+	Secret string `json:"secret"`
+}
+
+// APIKeyList is the answer of GET /v1/keys.
+type APIKeyList struct {
+	Keys []APIKey `json:"keys"`
+}
+
 // Health is the answer of GET /healthz.
 type Health struct {
 	Status string `json:"status"`
@@ -203,6 +227,18 @@ func ledgerEntriesOut(entries []stockd.LedgerEntry) []LedgerEntry {
 	out := make([]LedgerEntry, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, ledgerEntryOut(e))
+	}
+	return out
+}
+
+func keyOut(k stockd.APIKey) APIKey {
+	out := APIKey{ID: k.ID, Name: k.Name, Prefix: k.Prefix, Scopes: make([]string, 0, len(k.Scopes)), CreatedAt: k.CreatedAt.UTC()}
+	for _, scope := range k.Scopes {
+		out.Scopes = append(out.Scopes, string(scope))
+	}
+	if k.Revoked() {
+		revokedAt := k.RevokedAt.UTC()
+		out.RevokedAt = &revokedAt
 	}
 	return out
 }

@@ -50,6 +50,57 @@ type Store interface {
 	// ConcurrentWriters reports whether batches may run in parallel
 	// transactions (PostgreSQL) or queue for one writer (SQLite).
 	ConcurrentWriters() bool
+
+	// API keys and the audit trail are written outside batches: they change
+	// no stock, and an admin action should neither wait behind the hot path
+	// nor slow it down.
+
+	// AuditEventInsert appends one event to the audit trail, which refuses
+	// every change and deletion after that.
+	AuditEventInsert(ctx context.Context, e stockd.AuditEvent) error
+	// AuditEventList returns events with ID > p.After in ID order, at most
+	// p.Limit (stockd.PageSizeDefault when zero, never above
+	// stockd.PageSizeMax).
+	AuditEventList(ctx context.Context, p AuditEventListParams) ([]stockd.AuditEvent, error)
+	// KeyCount counts every key ever created, revoked keys included, so
+	// that revoking the last key never turns authentication off.
+	KeyCount(ctx context.Context) (int, error)
+	// KeyCreate stores a new key with the hash of its secret. When p.KeysMax
+	// keys (revoked included) exist already, it stores nothing and returns
+	// an error wrapping stockd.ErrLimitReached; the count and the insert are
+	// one atomic step.
+	KeyCreate(ctx context.Context, p KeyCreateParams) error
+	// KeyGetByHash returns the key whose secret hashes to hash, revoked or
+	// not, or an error wrapping stockd.ErrNotFound.
+	KeyGetByHash(ctx context.Context, hash stockd.APIKeyHash) (stockd.APIKey, error)
+	// KeyList returns every key, revoked included, by creation time then id,
+	// at most stockd.APIKeysMax.
+	KeyList(ctx context.Context) ([]stockd.APIKey, error)
+	// KeyRevoke marks a key revoked at p.At, unless it is already (the first
+	// revocation time stays), and returns it; an unknown id is an error
+	// wrapping stockd.ErrNotFound.
+	KeyRevoke(ctx context.Context, p KeyRevokeParams) (stockd.APIKey, error)
+}
+
+// AuditEventListParams selects a page of the audit trail.
+type AuditEventListParams struct {
+	After int64
+	Limit int
+}
+
+// KeyCreateParams is a new key and the hash of its secret.
+type KeyCreateParams struct {
+	Key  stockd.APIKey
+	Hash stockd.APIKeyHash
+	// KeysMax bounds the keys the database may hold. Defaults to
+	// stockd.APIKeysMax.
+	KeysMax int
+}
+
+// KeyRevokeParams names the key to revoke and when.
+type KeyRevokeParams struct {
+	ID string
+	At time.Time
 }
 
 // LedgerListParams selects a page of the ledger.

@@ -61,6 +61,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := m.store.Migrate(ctx); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
+	requireKeys, err := keysRequired(ctx, m.store, m.Config.Addr, m.Logger)
+	if err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.engine = engine.New(engine.Config{
@@ -76,6 +80,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.expiry.Start()
 	handler := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
+		RequireKeys:              requireKeys,
+		KeyRequestsPerSecond:     m.Config.KeyRequestsPerSecond,
+		KeyRequestsBurst:         m.Config.KeyRequestsBurst,
+		SKUReservationsPerSecond: m.Config.SKUReservationsPerSecond,
+		SKUReservationsBurst:     m.Config.SKUReservationsBurst,
 	})
 	m.listener, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {

@@ -24,6 +24,7 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
+	root.AddCommand(newKeysCommand())
 	return root
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -24,6 +25,11 @@ type Config struct {
 	Appliers              int
 	BatchSizeMax          int
 	ShutdownTimeout       time.Duration
+	// Rate limits: see httpapi.Config for their defaults.
+	KeyRequestsPerSecond     float64
+	KeyRequestsBurst         int
+	SKUReservationsPerSecond float64
+	SKUReservationsBurst     int
 }
 
 const (
@@ -51,6 +57,10 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.IntVar(&c.Appliers, "appliers", 0, "batches applied at once; 0 picks 1 for SQLite and 2 for PostgreSQL (env STOCKD_APPLIERS)")
 	fs.IntVar(&c.BatchSizeMax, "batch-size-max", 0, "commands per transaction; 0 is the default 512 (env STOCKD_BATCH_SIZE_MAX)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", shutdownTimeoutDefault, "how long to drain in-flight requests (env STOCKD_SHUTDOWN_TIMEOUT)")
+	fs.Float64Var(&c.KeyRequestsPerSecond, "key-requests-per-second", 1000, "sustained requests per API key; negative switches the limit off (env STOCKD_KEY_REQUESTS_PER_SECOND)")
+	fs.IntVar(&c.KeyRequestsBurst, "key-requests-burst", 0, "requests an API key may send at once; 0 is twice the rate (env STOCKD_KEY_REQUESTS_BURST)")
+	fs.Float64Var(&c.SKUReservationsPerSecond, "sku-reservations-per-second", 0, "sustained reservations per SKU, over all keys; 0 switches the limit off (env STOCKD_SKU_RESERVATIONS_PER_SECOND)")
+	fs.IntVar(&c.SKUReservationsBurst, "sku-reservations-burst", 0, "reservations of one SKU at once; 0 is the rate, at least 1 (env STOCKD_SKU_RESERVATIONS_BURST)")
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -94,6 +104,14 @@ func (c *Config) validate() error {
 	}
 	if c.ExpiryInterval < 10*time.Millisecond || c.ExpiryInterval > time.Hour {
 		return fmt.Errorf("expiry interval %v: want 10ms to 1h", c.ExpiryInterval)
+	}
+	for _, rate := range []float64{c.KeyRequestsPerSecond, c.SKUReservationsPerSecond} {
+		if math.IsNaN(rate) || math.IsInf(rate, 0) {
+			return fmt.Errorf("rate limit %v: want a finite number", rate)
+		}
+	}
+	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
+		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
 	}
 	return nil
 }

@@ -186,3 +186,42 @@ WHERE key = ANY($1::text[])`
 const queryIdempotencyInsert = `
 INSERT INTO idempotency_keys (key, request_hash, result, created_at)
 SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::timestamptz[])`
+
+// API keys and the audit trail.
+
+// keysLockKey serialises KeyCreate's count and insert across connections
+// and processes, so that concurrent creations cannot pass the bound
+// together; only key creation takes it.
+const keysLockKey int64 = 0x73746f636b640003
+
+const apiKeyColumns = `id, name, prefix, scopes, created_at, revoked_at`
+
+// queryKeyInsert inserts nothing when the table holds the bound given as
+// the last parameter already.
+const queryKeyInsert = `
+INSERT INTO api_keys (id, name, prefix, hash, scopes, created_at)
+SELECT $1, $2, $3, $4, $5, $6
+WHERE (SELECT count(*) FROM api_keys) < $7`
+
+const queryKeyGetByHash = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = $1`
+
+const queryKeyList = `SELECT ` + apiKeyColumns + ` FROM api_keys ORDER BY created_at, id LIMIT $1`
+
+const queryKeyCount = `SELECT count(*) FROM api_keys`
+
+// queryKeyRevoke keeps the first revocation time.
+const queryKeyRevoke = `
+UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2)
+WHERE id = $1
+RETURNING ` + apiKeyColumns
+
+const auditEventColumns = `id, at, key_id, action, resource, outcome, detail`
+
+const queryAuditEventInsert = `
+INSERT INTO audit_events (at, key_id, action, resource, outcome, detail)
+VALUES ($1, $2, $3, $4, $5, $6)`
+
+// queryAuditEventList pages by id. Ids are drawn before commit, so an
+// event committed late can appear below an id a reader has passed; the
+// trail is for audit reads, not a cursor-exact feed like the ledger.
+const queryAuditEventList = `SELECT ` + auditEventColumns + ` FROM audit_events WHERE id > $1 ORDER BY id LIMIT $2`

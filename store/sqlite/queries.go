@@ -149,3 +149,40 @@ INSERT INTO ledger (
 
 	queryIdempotencyInsert = `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES (?, ?, ?, ?)`
 )
+
+// API keys and the audit trail. Writes run on the writer connection, which
+// makes queryKeyInsert's count and insert one atomic step.
+const (
+	apiKeyColumns     = `id, name, prefix, scopes, created_at, revoked_at`
+	auditEventColumns = `id, at, key_id, action, resource, outcome, detail`
+
+	// queryKeyInsert inserts nothing when the table holds the bound given
+	// as the last parameter already.
+	queryKeyInsert = `
+INSERT INTO api_keys (id, name, prefix, hash, scopes, created_at)
+SELECT ?, ?, ?, ?, ?, ?
+WHERE (SELECT count(*) FROM api_keys) < ?`
+
+	queryKeyGetByHash = `SELECT ` + apiKeyColumns + ` FROM api_keys WHERE hash = ?`
+
+	queryKeyList = `SELECT ` + apiKeyColumns + ` FROM api_keys ORDER BY created_at, id LIMIT ?`
+
+	queryKeyCount = `SELECT count(*) FROM api_keys`
+
+	// queryKeyRevoke keeps the first revocation time.
+	queryKeyRevoke = `
+UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?)
+WHERE id = ?
+RETURNING ` + apiKeyColumns
+
+	queryAuditEventInsert = `
+INSERT INTO audit_events (at, key_id, action, resource, outcome, detail)
+VALUES (?, ?, ?, ?, ?, ?)`
+
+	queryAuditEventList = `
+SELECT ` + auditEventColumns + `
+FROM audit_events
+WHERE id > ?
+ORDER BY id
+LIMIT ?`
+)

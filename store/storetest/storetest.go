@@ -34,6 +34,10 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"TimesRoundTrip", testTimesRoundTrip},
 		{"MigrateIdempotent", testMigrateIdempotent},
 		{"VerifyReports", testVerifyReports},
+		{"KeyLifecycle", testKeyLifecycle},
+		{"KeyHashUnique", testKeyHashUnique},
+		{"KeyCreateBounded", testKeyCreateBounded},
+		{"AuditTrail", testAuditTrail},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
