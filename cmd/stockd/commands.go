@@ -23,7 +23,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
+	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand(), newBenchCommand())
 	root.AddCommand(newKeysCommand())
 	return root
 }
