@@ -182,6 +182,32 @@ func (e *Engine) enqueue(req *request) bool {
 	}
 }
 
+// next waits for the first request on queue, then takes whatever else is
+// already queued, up to BatchSizeMax. After Stop it drains the queue so no
+// caller waits forever, and reports false once it is empty.
+func (e *Engine) next(queue chan *request, batch []*request) ([]*request, bool) {
+	var first *request
+	select {
+	case first = <-queue:
+	case <-e.stop:
+		select {
+		case first = <-queue:
+		default:
+			return batch, false
+		}
+	}
+	batch = append(batch[:0], first)
+	for len(batch) < e.cfg.BatchSizeMax {
+		select {
+		case r := <-queue:
+			batch = append(batch, r)
+		default:
+			return batch, true
+		}
+	}
+	return batch, true
+}
+
 // Queued returns how many commands wait for a batch.
 func (e *Engine) Queued() int { return len(e.queue) }
 
@@ -189,26 +215,9 @@ func (e *Engine) run() {
 	defer e.wg.Done()
 	batch := make([]*request, 0, e.cfg.BatchSizeMax)
 	for {
-		var first *request
-		select {
-		case first = <-e.queue:
-		case <-e.stop:
-			// Drain what is queued so no caller waits forever.
-			select {
-			case first = <-e.queue:
-			default:
-				return
-			}
-		}
-		batch = append(batch[:0], first)
-	fill:
-		for len(batch) < e.cfg.BatchSizeMax {
-			select {
-			case r := <-e.queue:
-				batch = append(batch, r)
-			default:
-				break fill
-			}
+		var ok bool
+		if batch, ok = e.next(e.queue, batch); !ok {
+			return
 		}
 		for _, r := range batch {
 			e.perSKU.release(r.cmd)

@@ -15,25 +15,9 @@ func (e *Engine) runRejects() {
 	defer e.wg.Done()
 	batch := make([]*request, 0, e.cfg.BatchSizeMax)
 	for {
-		var first *request
-		select {
-		case first = <-e.rejects:
-		case <-e.stop:
-			select {
-			case first = <-e.rejects:
-			default:
-				return
-			}
-		}
-		batch = append(batch[:0], first)
-	fill:
-		for len(batch) < e.cfg.BatchSizeMax {
-			select {
-			case r := <-e.rejects:
-				batch = append(batch, r)
-			default:
-				break fill
-			}
+		var ok bool
+		if batch, ok = e.next(e.rejects, batch); !ok {
+			return
 		}
 		e.reject(batch)
 	}
