@@ -17,27 +17,36 @@ type BatchState struct {
 	NewID func() string
 
 	Positions    map[PositionKey]*Counters
-	SKUs         map[string]bool
-	Locations    map[string]int // id → priority
+	SKUs         map[string]SKU
+	Locations    map[string]Location
 	Reservations map[string]*Reservation
 	Idempotency  map[string]IdempotencyRecord
+	Docs         map[DocKey]*Document
 
-	writes  BatchWrites
-	dirty   map[PositionKey]bool
-	updated map[string]bool
-	results map[string]Result // answers given in this batch, by key
+	writes    BatchWrites
+	dirty     map[PositionKey]bool
+	updated   map[string]bool
+	docsDirty map[DocKey]bool
+	locsDirty map[string]bool
+	skusDirty map[string]bool
+	results   map[string]Result // answers given in this batch, by key
 }
 
 // BatchWrites is everything a batch changes.
 type BatchWrites struct {
 	SKUs                []SKU
 	Locations           []Location
+	SKUsUpdated         []SKU
+	LocationsUpdated    []Location
 	Positions           []Position // final counters of every touched position
 	NewPositions        []Position // rows the batch created
 	ReservationsNew     []Reservation
 	ReservationsUpdated []Reservation
 	Ledger              []LedgerEntry
 	Idempotency         []IdempotencyRecord
+	// Documents are the documents the batch created (Version 1) or
+	// changed (Version one above the stored one), sorted by key.
+	Documents []Document
 }
 
 // NewBatchState returns an empty state for a batch decided at now.
@@ -46,12 +55,16 @@ func NewBatchState(now time.Time, newID func() string) *BatchState {
 		Now:          now.UTC().Truncate(time.Microsecond), // what both databases keep
 		NewID:        newID,
 		Positions:    map[PositionKey]*Counters{},
-		SKUs:         map[string]bool{},
-		Locations:    map[string]int{},
+		SKUs:         map[string]SKU{},
+		Locations:    map[string]Location{},
 		Reservations: map[string]*Reservation{},
 		Idempotency:  map[string]IdempotencyRecord{},
+		Docs:         map[DocKey]*Document{},
 		dirty:        map[PositionKey]bool{},
 		updated:      map[string]bool{},
+		docsDirty:    map[DocKey]bool{},
+		locsDirty:    map[string]bool{},
+		skusDirty:    map[string]bool{},
 		results:      map[string]Result{},
 	}
 }
@@ -84,6 +97,18 @@ func (s *BatchState) Writes() *BatchWrites {
 		w.ReservationsUpdated = append(w.ReservationsUpdated, *s.Reservations[id])
 	}
 	sort.Slice(w.ReservationsUpdated, func(i, j int) bool { return w.ReservationsUpdated[i].ID < w.ReservationsUpdated[j].ID })
+	for k := range s.docsDirty {
+		w.Documents = append(w.Documents, *s.Docs[k])
+	}
+	sort.Slice(w.Documents, func(i, j int) bool { return w.Documents[i].DocKey.Less(w.Documents[j].DocKey) })
+	for id := range s.locsDirty {
+		w.LocationsUpdated = append(w.LocationsUpdated, s.Locations[id])
+	}
+	sort.Slice(w.LocationsUpdated, func(i, j int) bool { return w.LocationsUpdated[i].ID < w.LocationsUpdated[j].ID })
+	for id := range s.skusDirty {
+		w.SKUsUpdated = append(w.SKUsUpdated, s.SKUs[id])
+	}
+	sort.Slice(w.SKUsUpdated, func(i, j int) bool { return w.SKUsUpdated[i].ID < w.SKUsUpdated[j].ID })
 	return &w
 }
 
@@ -139,16 +164,19 @@ func (s *BatchState) decide(c *Command) Result {
 	case KindConfirm, KindRelease, KindExpire, KindFulfil:
 		return s.transition(c)
 	}
-	panic("stockd: unknown command kind " + string(c.Kind))
+	if c.Op == nil || c.Op.Kind() != c.Kind {
+		panic("stockd: command kind " + string(c.Kind) + " without its operation")
+	}
+	return c.Op.decide(s, c)
 }
 
 func (s *BatchState) createSKU(c *Command) Result {
 	sku := *c.SKU
-	if s.SKUs[sku.ID] {
+	if _, ok := s.SKUs[sku.ID]; ok {
 		return Result{Err: Errorf(CodeAlreadyExists, "sku %q already exists", sku.ID)}
 	}
 	sku.CreatedAt = s.Now
-	s.SKUs[sku.ID] = true
+	s.SKUs[sku.ID] = sku
 	s.writes.SKUs = append(s.writes.SKUs, sku)
 	return Result{SKU: &sku, Created: true}
 }
@@ -159,14 +187,14 @@ func (s *BatchState) createLocation(c *Command) Result {
 		return Result{Err: Errorf(CodeAlreadyExists, "location %q already exists", loc.ID)}
 	}
 	loc.CreatedAt = s.Now
-	s.Locations[loc.ID] = loc.Priority
+	s.Locations[loc.ID] = loc
 	s.writes.Locations = append(s.writes.Locations, loc)
 	return Result{Location: &loc, Created: true}
 }
 
 // checkPosition reports an unknown SKU or location named by a stock change.
 func (s *BatchState) checkPosition(k PositionKey) *Error {
-	if !s.SKUs[k.SKU] {
+	if _, ok := s.SKUs[k.SKU]; !ok {
 		return Errorf(CodeUnknownSKU, "sku %q is unknown", k.SKU)
 	}
 	if _, ok := s.Locations[k.Location]; !ok {
@@ -228,37 +256,4 @@ func (s *BatchState) receive(c *Command) Result {
 		Actor: c.Actor, Reference: r.Reference,
 	})
 	return Result{Position: s.position(r.Position)}
-}
-
-func (s *BatchState) adjust(c *Command) Result {
-	a := c.Adjust
-	if err := s.checkPosition(a.Position); err != nil {
-		return Result{Err: err}
-	}
-	cur := s.peek(a.Position)
-	delta := a.Delta
-	if a.Set {
-		if cur.OnHand != a.ExpectedOnHand {
-			return Result{Err: Errorf(CodeStaleQuantity, "on_hand is %d, not the expected %d", cur.OnHand, a.ExpectedOnHand)}
-		}
-		delta = a.SetOnHand - cur.OnHand
-	}
-	after := cur.Add(Counters{OnHand: delta})
-	if after.OnHand > CounterMax {
-		return Result{Err: InvalidField("delta", "on_hand would exceed %d", CounterMax)}
-	}
-	if after.Available() < 0 || after.OnHand < 0 {
-		return Result{Err: &Error{
-			Code:    CodeInsufficientStock,
-			Message: "on_hand cannot go below what is reserved, committed and quarantined",
-			Lines:   []Shortfall{{SKU: a.Position.SKU, Location: a.Position.Location, Pool: a.Position.Pool, Requested: -delta, Available: cur.Available()}},
-		}}
-	}
-	if delta != 0 {
-		s.change(a.Position, Counters{OnHand: delta}, LedgerEntry{
-			BusinessType: BusinessAdjustment, BusinessID: c.IdempotencyKey,
-			Actor: c.Actor, Reason: a.Reason, Reference: a.Reference,
-		})
-	}
-	return Result{Position: s.position(a.Position)}
 }

@@ -1,6 +1,9 @@
 package stockd
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // CommandKind says what a Command does.
 type CommandKind string
@@ -37,6 +40,8 @@ type Command struct {
 	Adjust     *Adjust
 	Reserve    *Reserve
 	Transition *Transition
+	// Op is the payload of every other kind.
+	Op Operation
 }
 
 // Receive adds quantity to on_hand.
@@ -59,7 +64,8 @@ type Adjust struct {
 }
 
 // LineRequest asks for Quantity of SKU; an empty Location lets placement
-// choose the first location by priority that can hold the whole line.
+// choose by the reservation's strategy. SKU may name a bundle, which
+// reserves its components.
 type LineRequest struct {
 	SKU      string
 	Quantity int64
@@ -73,7 +79,26 @@ type Reserve struct {
 	TTL   time.Duration
 	// Commit reserves and confirms in one step (deduct at payment).
 	Commit bool
+	// Strategy places lines that name no location; empty means
+	// StrategyPriority.
+	Strategy string
+	// CustomerID, when set, subjects the order to the purchase limits of
+	// its SKUs and campaign pools.
+	CustomerID string
 }
+
+// Placement strategies for lines that name no location.
+const (
+	// StrategyPriority puts each line whole in the first active location,
+	// by priority, that can hold it.
+	StrategyPriority = "priority"
+	// StrategySingleLocation prefers one location that can hold every line
+	// of the order, to ship in one parcel, and falls back to
+	// StrategyPriority when none can.
+	StrategySingleLocation = "single_location"
+	// StrategySplit may split a line across locations, by priority.
+	StrategySplit = "split"
+)
 
 // Transition moves a reservation: confirm, release, expire or fulfil.
 type Transition struct {
@@ -89,8 +114,14 @@ type Result struct {
 	Location    *Location    `json:"location,omitempty"`
 	Position    *Position    `json:"position,omitempty"`
 	Reservation *Reservation `json:"reservation,omitempty"`
+	// Object is the answer of an Operation: the document or record it
+	// created or changed, as JSON.
+	Object json.RawMessage `json:"object,omitempty"`
 	// Created is true when the command created the resource it returns.
 	Created bool `json:"created,omitempty"`
+	// Pending is true when the command was accepted but waits for another
+	// party (an adjustment waiting for approval).
+	Pending bool `json:"pending,omitempty"`
 	// Replayed is true when this is the stored answer of an earlier request.
 	Replayed bool `json:"-"`
 	// Unstored is true for a refusal given from sold-out knowledge without

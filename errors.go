@@ -29,6 +29,12 @@ const (
 	CodeUnauthorized          = "unauthorized"            // no valid API key: missing, malformed, unknown or revoked
 	CodeForbidden             = "forbidden"               // the key lacks the scope the endpoint needs
 	CodeRateLimited           = "rate_limited"            // the key's or the SKU's request budget is spent: retry later
+	CodePurchaseLimitExceeded = "purchase_limit_exceeded" // the customer's pending + confirmed quantity would pass a limit
+	CodeCampaignNotActive     = "campaign_not_active"     // a campaign pool named outside its window, or closed
+	CodeLocationInactive      = "location_inactive"       // a line names a location switched off
+	CodeDeductionTiming       = "deduction_timing"        // the SKU's deduction timing does not allow this hold
+	CodeSelfApproval          = "self_approval"           // the requester of an adjustment tried to approve it
+	CodeQuantityExceeded      = "quantity_exceeded"       // more than is open: returned, received, released or moved
 )
 
 // ErrNotFound is what storage returns for a missing row.

@@ -43,6 +43,13 @@ const (
 	// AuditTextLengthMax bounds each text field of an audit event; longer
 	// values (a long request path) are cut.
 	AuditTextLengthMax = 200
+
+	// ApprovalThresholdDefault is the largest on_hand change an adjustment
+	// makes without a second key's approval, unless the SKU sets its own.
+	ApprovalThresholdDefault int64 = 100
+	// DocumentSizeMax bounds one stored document (pool, bundle, limit,
+	// usage, transfer, purchase order, approval) once encoded.
+	DocumentSizeMax = 256 << 10
 )
 
 // Defaults for the parts of a position key a caller may leave out.

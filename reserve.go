@@ -5,6 +5,21 @@ import (
 	"sort"
 )
 
+// touches names the positions of every line's SKU, and the documents that
+// may shape the decision: a bundle definition under each line's SKU, the
+// pool documents of named pools, and the purchase limits and the
+// customer's usage of them.
+func (r *Reserve) touches(t *Touches) {
+	for _, l := range r.Lines {
+		t.SKUs = append(t.SKUs, l.SKU)
+		t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: l.SKU})
+		if l.Pool != PoolDefault {
+			t.Docs = append(t.Docs, DocKey{Kind: DocPool, ID: l.Pool})
+		}
+	}
+	reserveLimitTouches(r, t)
+}
+
 // reserve places every line or none. Lines are decided against the locked
 // counters as changed by earlier commands of the batch and earlier lines of
 // the same order, so a later request never takes stock an earlier one could
@@ -15,7 +30,7 @@ func (s *BatchState) reserve(c *Command) Result {
 	taken := map[PositionKey]int64{}
 	var short []Shortfall
 	for _, l := range req.Lines {
-		if !s.SKUs[l.SKU] {
+		if _, ok := s.SKUs[l.SKU]; !ok {
 			return Result{Err: Errorf(CodeUnknownSKU, "sku %q is unknown", l.SKU)}
 		}
 		if l.Location != "" {
@@ -101,7 +116,7 @@ func (s *BatchState) candidates(sku, pool string) []PositionKey {
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		pi, pj := s.Locations[keys[i].Location], s.Locations[keys[j].Location]
+		pi, pj := s.Locations[keys[i].Location].Priority, s.Locations[keys[j].Location].Priority
 		if pi != pj {
 			return pi < pj
 		}
@@ -165,10 +180,19 @@ func (s *BatchState) move(res *Reservation, to ReservationStatus, business, acto
 			BusinessType: business, BusinessID: res.ID, ReservationID: res.ID, Actor: actor, Reason: reason,
 		})
 	}
+	from := res.Status
 	res.Status = to
 	res.UpdatedAt = s.Now
 	if to == StatusReleased {
 		res.ReleaseReason = reason
 	}
 	s.updated[res.ID] = true
+	if from == StatusPending && (to == StatusReleased || to == StatusExpired) {
+		// Stock held in a closed campaign's pool goes back to normal; the
+		// customer's limits get the quantity back.
+		for _, l := range res.Lines {
+			s.campaignReturn(l.Key(), l.Quantity, res.ID, actor)
+		}
+		s.limitGiveBack(res)
+	}
 }

@@ -25,12 +25,17 @@ func (k PositionKey) Less(o PositionKey) bool {
 	return k.Pool < o.Pool
 }
 
-// Counters are the four books of a position, in the SKU's base unit.
+// Counters are the books of a position, in the SKU's base unit: the four
+// that make up available, and two kept apart that are never sellable:
+// InTransit (sent here by a transfer, not yet received) and Incoming (open
+// quantity of purchase orders).
 type Counters struct {
 	OnHand      int64 `json:"on_hand"`
 	Reserved    int64 `json:"reserved"`
 	Committed   int64 `json:"committed"`
 	Quarantined int64 `json:"quarantined"`
+	InTransit   int64 `json:"in_transit"`
+	Incoming    int64 `json:"incoming"`
 }
 
 // Available is what can still be promised: never stored, always derived.
@@ -45,12 +50,14 @@ func (c Counters) Add(d Counters) Counters {
 		Reserved:    c.Reserved + d.Reserved,
 		Committed:   c.Committed + d.Committed,
 		Quarantined: c.Quarantined + d.Quarantined,
+		InTransit:   c.InTransit + d.InTransit,
+		Incoming:    c.Incoming + d.Incoming,
 	}
 }
 
 // Valid reports whether every counter and available are within bounds.
 func (c Counters) Valid() bool {
-	for _, v := range []int64{c.OnHand, c.Reserved, c.Committed, c.Quarantined} {
+	for _, v := range []int64{c.OnHand, c.Reserved, c.Committed, c.Quarantined, c.InTransit, c.Incoming} {
 		if v < 0 || v > CounterMax {
 			return false
 		}
@@ -69,18 +76,46 @@ type Position struct {
 
 // SKU is a stock-keeping unit.
 type SKU struct {
-	ID        string    `json:"sku"`
-	Name      string    `json:"name"`
-	Unit      string    `json:"unit"`
-	CreatedAt time.Time `json:"created_at"`
+	ID   string `json:"sku"`
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// Deduction says when an order takes stock (DeductionAtOrder by
+	// default); see docs/design.md for the trade-offs.
+	Deduction string `json:"deduction"`
+	// ApprovalThreshold is the largest on_hand change an adjustment may make
+	// without a second key's approval; 0 means ApprovalThresholdDefault.
+	ApprovalThreshold int64     `json:"approval_threshold"`
+	CreatedAt         time.Time `json:"created_at"`
+}
+
+// Deduction timings.
+const (
+	// DeductionAtOrder holds stock at order time with a TTL.
+	DeductionAtOrder = "at_order"
+	// DeductionAtPayment takes stock only when paid: reservations must
+	// commit at once.
+	DeductionAtPayment = "at_payment"
+	// DeductionAtShipment holds nothing; stock leaves on shipment, so
+	// available is only an estimate of what orders can still get.
+	DeductionAtShipment = "at_shipment"
+)
+
+// Threshold returns the SKU's effective approval threshold.
+func (s SKU) Threshold() int64 {
+	if s.ApprovalThreshold == 0 {
+		return ApprovalThresholdDefault
+	}
+	return s.ApprovalThreshold
 }
 
 // Location is a place that holds stock. Lower priority numbers are tried
-// first when a reservation line names no location.
+// first when a reservation line names no location; an inactive location is
+// never chosen by placement, and refuses lines that name it.
 type Location struct {
 	ID        string    `json:"location"`
 	Name      string    `json:"name"`
 	Priority  int       `json:"priority"`
+	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -108,11 +143,17 @@ const (
 )
 
 // ReservationLine is one placed line: the position and the quantity held.
+// Refunded is what a partial refund released before shipment; Returned is
+// what came back after it. Both only grow, and never past Quantity.
 type ReservationLine struct {
 	SKU      string `json:"sku"`
 	Quantity int64  `json:"quantity"`
 	Location string `json:"location"`
 	Pool     string `json:"pool"`
+	// Bundle names the bundle SKU this component line was reserved for.
+	Bundle   string `json:"bundle,omitempty"`
+	Refunded int64  `json:"refunded,omitempty"`
+	Returned int64  `json:"returned,omitempty"`
 }
 
 // Key returns the position the line holds stock in.
@@ -123,14 +164,17 @@ func (l ReservationLine) Key() PositionKey {
 // Reservation holds stock for an order until it is confirmed, released or
 // expires.
 type Reservation struct {
-	ID            string            `json:"id"`
-	Key           string            `json:"key"`
-	Status        ReservationStatus `json:"status"`
-	Lines         []ReservationLine `json:"lines"`
-	ExpiresAt     time.Time         `json:"expires_at"`
-	CreatedAt     time.Time         `json:"created_at"`
-	UpdatedAt     time.Time         `json:"updated_at"`
-	ReleaseReason string            `json:"release_reason,omitempty"`
+	ID     string            `json:"id"`
+	Key    string            `json:"key"`
+	Status ReservationStatus `json:"status"`
+	Lines  []ReservationLine `json:"lines"`
+	// CustomerID, when set, counts the reservation against the customer's
+	// purchase limits until it is released or expires.
+	CustomerID    string    `json:"customer_id,omitempty"`
+	ExpiresAt     time.Time `json:"expires_at"`
+	CreatedAt     time.Time `json:"created_at"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	ReleaseReason string    `json:"release_reason,omitempty"`
 }
 
 // Business types of ledger entries.
@@ -142,6 +186,29 @@ const (
 	BusinessRelease    = "release"
 	BusinessExpire     = "expire"
 	BusinessFulfil     = "fulfil"
+	// Stock between pools: an allocation moves available from one pool to
+	// another; closing a campaign returns its leftovers to normal, and a
+	// hold on a closed campaign's pool that is released goes there too.
+	BusinessAllocation     = "allocation"
+	BusinessCampaignClose  = "campaign_close"
+	BusinessCampaignReturn = "campaign_return"
+	// After the order: a refund before shipment gives committed stock back,
+	// a return after it brings units into quarantine, from where they are
+	// released back to available or scrapped; a move shifts stock between
+	// available and quarantined directly; a shipment deducts on_hand for a
+	// SKU that deducts at shipment.
+	BusinessRefund            = "refund"
+	BusinessReturn            = "return"
+	BusinessQuarantineRelease = "quarantine_release"
+	BusinessScrap             = "scrap"
+	BusinessMove              = "move"
+	BusinessShipment          = "shipment"
+	// Between locations and from suppliers.
+	BusinessTransfer        = "transfer"
+	BusinessTransferReceipt = "transfer_receipt"
+	BusinessPurchaseOrder   = "purchase_order"
+	BusinessPOReceipt       = "po_receipt"
+	BusinessPOCancel        = "po_cancel"
 )
 
 // LedgerEntry is one immutable change to one position. Entries are unique
@@ -157,8 +224,11 @@ type LedgerEntry struct {
 	ReservationID string      `json:"reservation_id,omitempty"`
 	Actor         string      `json:"actor,omitempty"`
 	Reason        string      `json:"reason,omitempty"`
-	Reference     string      `json:"reference,omitempty"`
-	CreatedAt     time.Time   `json:"created_at"`
+	// Approver is the key that approved an adjustment above its SKU's
+	// threshold; Actor is then the requester.
+	Approver  string    `json:"approver,omitempty"`
+	Reference string    `json:"reference,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Adjustment reason codes.

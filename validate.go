@@ -115,7 +115,10 @@ func (c *Command) Normalize() *Error {
 		}
 		return nil
 	}
-	panic("stockd: unknown command kind " + string(c.Kind))
+	if c.Op == nil || c.Op.Kind() != c.Kind {
+		panic("stockd: command kind " + string(c.Kind) + " without its operation")
+	}
+	return c.Op.normalize()
 }
 
 func normalizeSKU(s *SKU) *Error {
@@ -127,6 +130,17 @@ func normalizeSKU(s *SKU) *Error {
 	}
 	if s.Unit == "" {
 		s.Unit = "piece"
+	}
+	if s.Deduction == "" {
+		s.Deduction = DeductionAtOrder
+	}
+	switch s.Deduction {
+	case DeductionAtOrder, DeductionAtPayment, DeductionAtShipment:
+	default:
+		return InvalidField("deduction", "must be one of at_order, at_payment, at_shipment")
+	}
+	if s.ApprovalThreshold < 0 || s.ApprovalThreshold > QuantityMax {
+		return InvalidField("approval_threshold", "must be an integer from 1 to %d", QuantityMax)
 	}
 	return validText("unit", s.Unit, IdentifierLengthMax, false)
 }
@@ -169,6 +183,17 @@ func normalizeReserve(r *Reserve) *Error {
 	}
 	if r.TTL == 0 {
 		r.TTL = ReservationTTLDefault
+	}
+	if r.Strategy == "" {
+		r.Strategy = StrategyPriority
+	}
+	switch r.Strategy {
+	case StrategyPriority, StrategySingleLocation, StrategySplit:
+	default:
+		return InvalidField("strategy", "must be one of priority, single_location, split")
+	}
+	if r.CustomerID != "" && !ValidIdentifier(r.CustomerID) {
+		return InvalidField("customer_id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
 	if r.TTL < ReservationTTLMin || r.TTL > ReservationTTLMax {
 		return InvalidField("ttl_seconds", "must be from %d to %d", int(ReservationTTLMin/time.Second), int(ReservationTTLMax/time.Second))

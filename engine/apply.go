@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -40,81 +39,42 @@ func (e *Engine) applyOnce(cmds []stockd.Command) (results []stockd.Result, err 
 	return results, nil
 }
 
-// touched is what a batch names: the rows it must lock and read.
-type touched struct {
-	reservationIDs []string
-	ensure         []stockd.PositionKey
-	skus           []string
-	keys           []string
-}
-
-func scan(cmds []stockd.Command) touched {
-	var t touched
-	for i := range cmds {
-		c := &cmds[i]
-		if c.IdempotencyKey != "" {
-			t.keys = append(t.keys, c.IdempotencyKey)
-		}
-		switch c.Kind {
-		case stockd.KindSKUCreate:
-			t.skus = append(t.skus, c.SKU.ID)
-		case stockd.KindReceive:
-			t.ensure = append(t.ensure, c.Receive.Position)
-			t.skus = append(t.skus, c.Receive.Position.SKU)
-		case stockd.KindAdjust:
-			t.ensure = append(t.ensure, c.Adjust.Position)
-			t.skus = append(t.skus, c.Adjust.Position.SKU)
-		case stockd.KindReserve:
-			for _, l := range c.Reserve.Lines {
-				t.skus = append(t.skus, l.SKU)
-			}
-		case stockd.KindConfirm, stockd.KindRelease, stockd.KindExpire, stockd.KindFulfil:
-			t.reservationIDs = append(t.reservationIDs, c.Transition.ReservationID)
-		}
-	}
-	t.reservationIDs = sortedUnique(t.reservationIDs)
-	t.keys = sortedUnique(t.keys)
-	slices.SortFunc(t.ensure, func(a, b stockd.PositionKey) int {
-		switch {
-		case a.Less(b):
-			return -1
-		case b.Less(a):
-			return 1
-		}
-		return 0
-	})
-	t.ensure = slices.Compact(t.ensure)
-	return t
-}
-
-func sortedUnique(s []string) []string {
-	slices.Sort(s)
-	return slices.Compact(s)
-}
-
-// read takes the batch's locks in the one global order (reservations, then
-// positions, each sorted) and loads everything the decisions depend on.
+// read takes the batch's locks in the one global order (reservations,
+// documents, then positions, each sorted) and loads everything the
+// decisions depend on. What to lock widens in rounds: the reservations a
+// batch transitions name positions and documents, and the documents read
+// (bundles) name more SKUs.
 func (e *Engine) read(ctx context.Context, tx store.Tx, cmds []stockd.Command) (*stockd.BatchState, error) {
-	t := scan(cmds)
+	var t stockd.Touches
+	for i := range cmds {
+		cmds[i].Touches(&t)
+	}
+	t.Sort()
 	state := stockd.NewBatchState(e.cfg.Now(), e.cfg.NewID)
-	reservations, err := tx.ReservationsLock(ctx, t.reservationIDs)
+	reservations, err := tx.ReservationsLock(ctx, t.ReservationIDs)
 	if err != nil {
 		return nil, fmt.Errorf("lock reservations: %w", err)
 	}
 	for i := range reservations {
 		r := &reservations[i]
 		state.Reservations[r.ID] = r
-		for _, l := range r.Lines {
-			t.skus = append(t.skus, l.SKU)
-		}
+		stockd.ReservationTouches(r, &t)
 	}
-	t.skus = sortedUnique(t.skus)
-	if len(t.ensure) > 0 {
-		if err := tx.PositionsEnsure(ctx, t.ensure); err != nil {
-			return nil, fmt.Errorf("ensure positions: %w", err)
-		}
+	t.Sort()
+	docs, err := tx.DocumentsLock(ctx, t.Docs)
+	if err != nil {
+		return nil, fmt.Errorf("lock documents: %w", err)
 	}
-	positions, err := tx.PositionsLock(ctx, t.skus)
+	for i := range docs {
+		d := docs[i]
+		state.Docs[d.DocKey] = &d
+	}
+	stockd.DocumentTouches(docs, &t)
+	t.Sort()
+	if err := tx.PositionsEnsure(ctx, t.Ensure); err != nil {
+		return nil, fmt.Errorf("ensure positions: %w", err)
+	}
+	positions, err := tx.PositionsLock(ctx, t.SKUs)
 	if err != nil {
 		return nil, fmt.Errorf("lock positions: %w", err)
 	}
@@ -122,21 +82,21 @@ func (e *Engine) read(ctx context.Context, tx store.Tx, cmds []stockd.Command) (
 		c := positions[i].Counters
 		state.Positions[positions[i].PositionKey] = &c
 	}
-	skus, err := tx.SKUsExisting(ctx, t.skus)
+	skus, err := tx.SKUsGet(ctx, t.SKUs)
 	if err != nil {
 		return nil, fmt.Errorf("read skus: %w", err)
 	}
-	for _, id := range skus {
-		state.SKUs[id] = true
+	for _, s := range skus {
+		state.SKUs[s.ID] = s
 	}
 	locations, err := tx.LocationList(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read locations: %w", err)
 	}
 	for _, l := range locations {
-		state.Locations[l.ID] = l.Priority
+		state.Locations[l.ID] = l
 	}
-	records, err := tx.IdempotencyGet(ctx, t.keys)
+	records, err := tx.IdempotencyGet(ctx, t.Keys)
 	if err != nil {
 		return nil, fmt.Errorf("read idempotency keys: %w", err)
 	}

@@ -16,6 +16,10 @@ type CreateSKUParams struct {
 	SKU            string
 	Name           string
 	Unit           string
+	// Deduction is at_order (the default), at_payment or at_shipment.
+	Deduction string
+	// ApprovalThreshold of zero means the server's default.
+	ApprovalThreshold int64
 }
 
 // CreateSKU creates a SKU.
@@ -23,7 +27,7 @@ func (c *Client) CreateSKU(ctx context.Context, p CreateSKUParams) (SKU, error) 
 	var out SKU
 	replayed, err := c.do(ctx, call{
 		method: http.MethodPost, path: "/v1/skus", key: keyOrRandom(p.IdempotencyKey),
-		body: skuRequest{SKU: p.SKU, Name: p.Name, Unit: p.Unit}, out: &out,
+		body: skuRequest{SKU: p.SKU, Name: p.Name, Unit: p.Unit, Deduction: p.Deduction, ApprovalThreshold: optional(p.ApprovalThreshold)}, out: &out,
 	})
 	out.Replayed = replayed
 	return out, err
@@ -43,6 +47,8 @@ type CreateLocationParams struct {
 	Name           string
 	// Priority orders placement: lower is tried first.
 	Priority int64
+	// Inactive creates the location switched off for placement.
+	Inactive bool
 }
 
 // CreateLocation creates a location.
@@ -50,7 +56,7 @@ func (c *Client) CreateLocation(ctx context.Context, p CreateLocationParams) (Lo
 	var out Location
 	replayed, err := c.do(ctx, call{
 		method: http.MethodPost, path: "/v1/locations", key: keyOrRandom(p.IdempotencyKey),
-		body: locationRequest{Location: p.Location, Name: p.Name, Priority: &p.Priority}, out: &out,
+		body: locationRequest{Location: p.Location, Name: p.Name, Priority: &p.Priority, Active: inactiveFlag(p.Inactive)}, out: &out,
 	})
 	out.Replayed = replayed
 	return out, err
@@ -141,11 +147,17 @@ type ReserveParams struct {
 	Lines          []ReserveLine
 	TTL            time.Duration
 	Commit         bool
+	// Strategy is priority (the default), single_location or split.
+	Strategy   string
+	CustomerID string
 }
 
 // Reserve holds stock for every line or none.
 func (c *Client) Reserve(ctx context.Context, p ReserveParams) (Reservation, error) {
-	req := reservationRequest{Commit: p.Commit, Lines: make([]reservationLineRequest, 0, len(p.Lines))}
+	req := reservationRequest{
+		Commit: p.Commit, Strategy: p.Strategy, CustomerID: p.CustomerID,
+		Lines: make([]reservationLineRequest, 0, len(p.Lines)),
+	}
 	for _, l := range p.Lines {
 		quantity := l.Quantity
 		req.Lines = append(req.Lines, reservationLineRequest{SKU: l.SKU, Quantity: &quantity, Location: l.Location, Pool: l.Pool})
@@ -266,4 +278,22 @@ func pageQuery(after int64, limit int) url.Values {
 		q.Set("limit", strconv.Itoa(limit))
 	}
 	return q
+}
+
+// optional sends zero as absent.
+func optional(v int64) *int64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+// inactiveFlag sends active=false only when asked, leaving the server's
+// default (active) otherwise.
+func inactiveFlag(inactive bool) *bool {
+	if !inactive {
+		return nil
+	}
+	active := false
+	return &active
 }

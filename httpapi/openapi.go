@@ -1,16 +1,89 @@
 package httpapi
 
 import (
-	_ "embed"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"io/fs"
 	"net/http"
 )
 
-// openAPIDocument is the OpenAPI 3.1 description of this API. It lives in
-// the repository as openapi.json and is checked against real answers by
-// openapi_test.go.
+// The OpenAPI 3.1 description of this API lives in the repository as
+// openapi.json (the shared parts: errors, counters, the core endpoints)
+// plus one fragment per feature under openapi/, each holding "paths" and
+// "components"."schemas" to add. openAPIDocument is the merged document;
+// openapi_test.go and contract_test.go check it against real answers.
 //
-//go:embed openapi.json
-var openAPIDocument []byte
+//go:embed openapi.json openapi/*.json
+var openAPIFiles embed.FS
+
+var openAPIDocument = mustMergeOpenAPI()
+
+func mustMergeOpenAPI() []byte {
+	doc, err := mergeOpenAPI(openAPIFiles)
+	if err != nil {
+		panic("httpapi: " + err.Error())
+	}
+	return doc
+}
+
+// mergeOpenAPI adds every fragment's paths and schemas to openapi.json and
+// refuses a name defined twice, so that two features cannot silently
+// replace each other's description.
+func mergeOpenAPI(files fs.FS) ([]byte, error) {
+	var doc map[string]any
+	if err := readJSON(files, "openapi.json", &doc); err != nil {
+		return nil, err
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	schemas, _ := doc["components"].(map[string]any)["schemas"].(map[string]any)
+	if paths == nil || schemas == nil {
+		return nil, fmt.Errorf("openapi.json lacks paths or components.schemas")
+	}
+	names, err := fs.Glob(files, "openapi/*.json")
+	if err != nil {
+		return nil, fmt.Errorf("list openapi fragments: %w", err)
+	}
+	for _, name := range names {
+		var frag struct {
+			Paths      map[string]any `json:"paths"`
+			Components struct {
+				Schemas map[string]any `json:"schemas"`
+			} `json:"components"`
+		}
+		if err := readJSON(files, name, &frag); err != nil {
+			return nil, err
+		}
+		for k, v := range frag.Paths {
+			if _, dup := paths[k]; dup {
+				return nil, fmt.Errorf("%s: path %s is defined twice", name, k)
+			}
+			paths[k] = v
+		}
+		for k, v := range frag.Components.Schemas {
+			if _, dup := schemas[k]; dup {
+				return nil, fmt.Errorf("%s: schema %s is defined twice", name, k)
+			}
+			schemas[k] = v
+		}
+	}
+	out, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode merged openapi document: %w", err)
+	}
+	return out, nil
+}
+
+func readJSON(files fs.FS, name string, v any) error {
+	b, err := fs.ReadFile(files, name)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("parse %s: %w", name, err)
+	}
+	return nil
+}
 
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")

@@ -67,6 +67,12 @@ var codeInfo = map[string]struct {
 	stockd.CodeBodyTooLarge:          {http.StatusRequestEntityTooLarge, "Body too large"},
 	stockd.CodeOverloaded:            {http.StatusTooManyRequests, "Overloaded"},
 	stockd.CodeRateLimited:           {http.StatusTooManyRequests, "Rate limited"},
+	stockd.CodePurchaseLimitExceeded: {http.StatusConflict, "Purchase limit exceeded"},
+	stockd.CodeCampaignNotActive:     {http.StatusConflict, "Campaign not active"},
+	stockd.CodeLocationInactive:      {http.StatusConflict, "Location inactive"},
+	stockd.CodeDeductionTiming:       {http.StatusConflict, "Deduction timing"},
+	stockd.CodeSelfApproval:          {http.StatusForbidden, "Self approval"},
+	stockd.CodeQuantityExceeded:      {http.StatusConflict, "Quantity exceeded"},
 	// The caller went away (or timed out) before an answer was decided;
 	// 499 is not a registered status, and 503 tells a retrying client the
 	// truth: try again, with the same key.

@@ -8,6 +8,10 @@ type skuRequest struct {
 	SKU  string `json:"sku"`
 	Name string `json:"name,omitempty"`
 	Unit string `json:"unit,omitempty"`
+	// Deduction defaults to at_order.
+	Deduction string `json:"deduction,omitempty"`
+	// ApprovalThreshold defaults to 100 units.
+	ApprovalThreshold *int64 `json:"approval_threshold,omitempty"`
 }
 
 type locationRequest struct {
@@ -15,6 +19,8 @@ type locationRequest struct {
 	Name     string `json:"name,omitempty"`
 	// Priority defaults to 0 (tried first).
 	Priority *int64 `json:"priority,omitempty"`
+	// Active defaults to true.
+	Active *bool `json:"active,omitempty"`
 }
 
 type receiptRequest struct {
@@ -51,6 +57,10 @@ type reservationRequest struct {
 	// bounds.
 	TTLSeconds *int64 `json:"ttl_seconds,omitempty"`
 	Commit     bool   `json:"commit,omitempty"`
+	// Strategy places lines without a location: priority (the default),
+	// single_location or split.
+	Strategy   string `json:"strategy,omitempty"`
+	CustomerID string `json:"customer_id,omitempty"`
 }
 
 type releaseRequest struct {

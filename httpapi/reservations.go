@@ -14,7 +14,10 @@ func (s *Server) createReservation(w http.ResponseWriter, r *http.Request) {
 	s.mutate(w, r, mutation{
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
-			reserve := &stockd.Reserve{Commit: req.Commit, Lines: make([]stockd.LineRequest, 0, len(req.Lines))}
+			reserve := &stockd.Reserve{
+				Commit: req.Commit, Strategy: req.Strategy, CustomerID: req.CustomerID,
+				Lines: make([]stockd.LineRequest, 0, len(req.Lines)),
+			}
 			// The domain reads a zero TTL as "the default"; on the wire only
 			// an absent ttl_seconds means that, and an explicit 0 is out of
 			// bounds like any other.

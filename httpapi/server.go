@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -140,7 +141,7 @@ func NewServer(cfg Config) *Server {
 func (s *Server) routes() []route {
 	// Creating a SKU needs stock, not admin: the feed that receives a new
 	// product's first delivery is the one that learns of it.
-	return []route{
+	core := []route{
 		{"POST /v1/skus", "sku_create", stockd.ScopeStock, s.createSKU},
 		{"GET /v1/skus/{sku}", "sku_get", stockd.ScopeRead, s.getSKU},
 		{"POST /v1/locations", "location_create", stockd.ScopeAdmin, s.createLocation},
@@ -165,6 +166,8 @@ func (s *Server) routes() []route {
 		{"GET /metrics", "metrics", "", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}).ServeHTTP},
 		{"GET /openapi.json", "openapi", "", s.openAPI},
 	}
+	// Each feature lists its own routes beside its handlers.
+	return slices.Concat(core, s.orderRoutes(), s.poolRoutes(), s.flowRoutes())
 }
 
 // ServeHTTP serves one request.

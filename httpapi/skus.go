@@ -12,7 +12,16 @@ func (s *Server) createSKU(w http.ResponseWriter, r *http.Request) {
 	s.mutate(w, r, mutation{
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
-			return stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: req.SKU, Name: req.Name, Unit: req.Unit}}, nil
+			sku := &stockd.SKU{ID: req.SKU, Name: req.Name, Unit: req.Unit, Deduction: req.Deduction}
+			if req.ApprovalThreshold != nil {
+				// Zero means "the default" to the domain; on the wire it is
+				// out of bounds like any other.
+				if *req.ApprovalThreshold < 1 || *req.ApprovalThreshold > stockd.QuantityMax {
+					return stockd.Command{}, stockd.InvalidField("approval_threshold", "must be an integer from 1 to %d", stockd.QuantityMax)
+				}
+				sku.ApprovalThreshold = *req.ApprovalThreshold
+			}
+			return stockd.Command{Kind: stockd.KindSKUCreate, SKU: sku}, nil
 		},
 		answer: func(res stockd.Result) any { return skuOut(*res.SKU) },
 	})

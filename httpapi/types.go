@@ -12,10 +12,16 @@ import (
 
 // SKU is a stock-keeping unit.
 type SKU struct {
-	SKU       string    `json:"sku"`
-	Name      string    `json:"name"`
-	Unit      string    `json:"unit"`
-	CreatedAt time.Time `json:"created_at"`
+	SKU  string `json:"sku"`
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	// Deduction is when orders take stock: at_order, at_payment or
+	// at_shipment.
+	Deduction string `json:"deduction"`
+	// ApprovalThreshold is the largest on_hand change an adjustment makes
+	// without approval.
+	ApprovalThreshold int64     `json:"approval_threshold"`
+	CreatedAt         time.Time `json:"created_at"`
 	// Replayed is set by Client when the answer is the stored answer of an
 	// earlier request with the same idempotency key; never on the wire.
 	Replayed bool `json:"-"`
@@ -27,6 +33,7 @@ type Location struct {
 	Location  string    `json:"location"`
 	Name      string    `json:"name"`
 	Priority  int       `json:"priority"`
+	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"created_at"`
 	// Replayed: see SKU.Replayed.
 	Replayed bool `json:"-"`
@@ -37,12 +44,15 @@ type LocationList struct {
 	Locations []Location `json:"locations"`
 }
 
-// Counters are the four books of a position.
+// Counters are the books of a position: the four that make up available,
+// and in-transit and incoming, kept apart and never sellable.
 type Counters struct {
 	OnHand      int64 `json:"on_hand"`
 	Reserved    int64 `json:"reserved"`
 	Committed   int64 `json:"committed"`
 	Quarantined int64 `json:"quarantined"`
+	InTransit   int64 `json:"in_transit"`
+	Incoming    int64 `json:"incoming"`
 }
 
 // Balance is Counters with the derived available.
@@ -51,6 +61,8 @@ type Balance struct {
 	Reserved    int64 `json:"reserved"`
 	Committed   int64 `json:"committed"`
 	Quarantined int64 `json:"quarantined"`
+	InTransit   int64 `json:"in_transit"`
+	Incoming    int64 `json:"incoming"`
 	Available   int64 `json:"available"`
 }
 
@@ -85,6 +97,10 @@ type ReservationLine struct {
 	Quantity int64  `json:"quantity"`
 	Location string `json:"location"`
 	Pool     string `json:"pool"`
+	// Bundle names the bundle SKU a component line was reserved for.
+	Bundle   string `json:"bundle,omitempty"`
+	Refunded int64  `json:"refunded,omitempty"`
+	Returned int64  `json:"returned,omitempty"`
 }
 
 // Reservation holds stock for an order.
@@ -96,6 +112,7 @@ type Reservation struct {
 	CreatedAt     time.Time         `json:"created_at"`
 	UpdatedAt     time.Time         `json:"updated_at"`
 	ReleaseReason string            `json:"release_reason,omitempty"`
+	CustomerID    string            `json:"customer_id,omitempty"`
 	Lines         []ReservationLine `json:"lines"`
 	// Replayed: see SKU.Replayed.
 	Replayed bool `json:"-"`
@@ -115,6 +132,7 @@ type LedgerEntry struct {
 	ReservationID string    `json:"reservation_id,omitempty"`
 	Actor         string    `json:"actor,omitempty"`
 	Reason        string    `json:"reason,omitempty"`
+	Approver      string    `json:"approver,omitempty"`
 	Reference     string    `json:"reference,omitempty"`
 	CreatedAt     time.Time `json:"created_at"`
 }
@@ -162,15 +180,18 @@ type Health struct {
 }
 
 func skuOut(s stockd.SKU) SKU {
-	return SKU{SKU: s.ID, Name: s.Name, Unit: s.Unit, CreatedAt: s.CreatedAt.UTC()}
+	return SKU{SKU: s.ID, Name: s.Name, Unit: s.Unit, Deduction: s.Deduction, ApprovalThreshold: s.Threshold(), CreatedAt: s.CreatedAt.UTC()}
 }
 
 func locationOut(l stockd.Location) Location {
-	return Location{Location: l.ID, Name: l.Name, Priority: l.Priority, CreatedAt: l.CreatedAt.UTC()}
+	return Location{Location: l.ID, Name: l.Name, Priority: l.Priority, Active: l.Active, CreatedAt: l.CreatedAt.UTC()}
 }
 
 func balanceOut(c stockd.Counters) Balance {
-	return Balance{OnHand: c.OnHand, Reserved: c.Reserved, Committed: c.Committed, Quarantined: c.Quarantined, Available: c.Available()}
+	return Balance{
+		OnHand: c.OnHand, Reserved: c.Reserved, Committed: c.Committed, Quarantined: c.Quarantined,
+		InTransit: c.InTransit, Incoming: c.Incoming, Available: c.Available(),
+	}
 }
 
 func positionOut(p stockd.Position) Position {
@@ -197,10 +218,14 @@ func reservationOut(r stockd.Reservation) Reservation {
 		CreatedAt:     r.CreatedAt.UTC(),
 		UpdatedAt:     r.UpdatedAt.UTC(),
 		ReleaseReason: r.ReleaseReason,
+		CustomerID:    r.CustomerID,
 		Lines:         make([]ReservationLine, 0, len(r.Lines)),
 	}
 	for _, l := range r.Lines {
-		out.Lines = append(out.Lines, ReservationLine{SKU: l.SKU, Quantity: l.Quantity, Location: l.Location, Pool: l.Pool})
+		out.Lines = append(out.Lines, ReservationLine{
+			SKU: l.SKU, Quantity: l.Quantity, Location: l.Location, Pool: l.Pool,
+			Bundle: l.Bundle, Refunded: l.Refunded, Returned: l.Returned,
+		})
 	}
 	return out
 }
@@ -213,11 +238,12 @@ func ledgerEntryOut(e stockd.LedgerEntry) LedgerEntry {
 		SKU:           e.Position.SKU,
 		Location:      e.Position.Location,
 		Pool:          e.Position.Pool,
-		Delta:         Counters{OnHand: e.Delta.OnHand, Reserved: e.Delta.Reserved, Committed: e.Delta.Committed, Quarantined: e.Delta.Quarantined},
+		Delta:         Counters(e.Delta),
 		After:         balanceOut(e.After),
 		ReservationID: e.ReservationID,
 		Actor:         e.Actor,
 		Reason:        e.Reason,
+		Approver:      e.Approver,
 		Reference:     e.Reference,
 		CreatedAt:     e.CreatedAt.UTC(),
 	}

@@ -32,6 +32,13 @@ type Store interface {
 	PositionListBySKU(ctx context.Context, sku string) ([]stockd.Position, error)
 	ReservationGet(ctx context.Context, id string) (stockd.Reservation, error)
 	ReservationGetByKey(ctx context.Context, key string) (stockd.Reservation, error)
+	// DocumentGet returns one document, or an error wrapping
+	// stockd.ErrNotFound.
+	DocumentGet(ctx context.Context, key stockd.DocKey) (stockd.Document, error)
+	// DocumentList returns documents of p.Kind with ID > p.After in ID
+	// order, at most p.Limit (stockd.PageSizeDefault when zero, never above
+	// stockd.PageSizeMax).
+	DocumentList(ctx context.Context, p DocumentListParams) ([]stockd.Document, error)
 	// ReservationListDue returns ids of pending reservations whose deadline
 	// is at or before now, oldest deadline first, at most limit.
 	ReservationListDue(ctx context.Context, now time.Time, limit int) ([]string, error)
@@ -82,6 +89,13 @@ type Store interface {
 	KeyRevoke(ctx context.Context, p KeyRevokeParams) (stockd.APIKey, error)
 }
 
+// DocumentListParams selects a page of documents of one kind.
+type DocumentListParams struct {
+	Kind  string
+	After string
+	Limit int
+}
+
 // AuditEventListParams selects a page of the audit trail.
 type AuditEventListParams struct {
 	After int64
@@ -122,9 +136,10 @@ type AuditReader interface {
 }
 
 // Tx is one batch's transaction. The engine calls, in this order:
-// ReservationsLock, PositionsEnsure, PositionsLock, then the unlocked reads,
-// then Write and Commit. Locks are always taken reservations first, then
-// positions, each sorted, so that concurrent batches never deadlock.
+// ReservationsLock, DocumentsLock, PositionsEnsure, PositionsLock, then the
+// unlocked reads, then Write and Commit. Locks are always taken
+// reservations first, then documents, then positions, each sorted, so that
+// concurrent batches never deadlock.
 type Tx interface {
 	// ReservationsLock reads and locks the reservations with these ids,
 	// sorted; unknown ids are left out.
@@ -132,9 +147,15 @@ type Tx interface {
 	// PositionsEnsure creates, at zero, the positions that do not exist yet
 	// and whose SKU and location do; keys are sorted.
 	PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error
+	// DocumentsLock reads and locks the documents with these keys, sorted;
+	// missing ones are left out. A batch that creates a document another
+	// batch created meanwhile fails its Write with ErrRetry.
+	DocumentsLock(ctx context.Context, keys []stockd.DocKey) ([]stockd.Document, error)
 	// PositionsLock reads and locks every position of these SKUs, sorted.
 	PositionsLock(ctx context.Context, skus []string) ([]stockd.Position, error)
-	SKUsExisting(ctx context.Context, ids []string) ([]string, error)
+	// SKUsGet returns those of ids that exist. SKUs are locked by their
+	// positions: a change to a SKU's settings locks the SKU's positions.
+	SKUsGet(ctx context.Context, ids []string) ([]stockd.SKU, error)
 	LocationList(ctx context.Context) ([]stockd.Location, error)
 	IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error)
 	// Write applies a batch's writes: new SKUs and locations, new positions,

@@ -1,0 +1,7 @@
+package httpapi
+
+// poolRoutes serves pools, allocations, campaigns, location and SKU
+// settings, and adjustment approvals.
+func (s *Server) poolRoutes() []route {
+	return nil
+}

@@ -1,0 +1,108 @@
+package stockd
+
+import (
+	"slices"
+)
+
+// Operation is the payload of a command kind beyond the core ones (SKU,
+// location, receive, adjust, reserve and the transitions): pools,
+// campaigns, bundles, limits, returns, transfers, purchase orders and
+// approvals. Each lives in its own file of this package and plugs into the
+// batch the same way: it names what it touches, is normalized before it
+// reaches storage, and decides against the locked state.
+type Operation interface {
+	// Kind is the command kind; it matches Command.Kind.
+	Kind() CommandKind
+	// Touches adds the rows the operation reads to t.
+	Touches(t *Touches)
+	// normalize fills defaults and validates the operation on its own.
+	normalize() *Error
+	// decide applies the operation to the batch state.
+	decide(s *BatchState, c *Command) Result
+}
+
+// Touches is what a batch names: the rows it must lock and read. The
+// engine gathers it in three rounds, each widening the next: from the
+// commands, from the reservations they transition (ReservationTouches),
+// and from the documents read (DocumentTouches).
+type Touches struct {
+	ReservationIDs []string
+	Docs           []DocKey
+	// Ensure lists positions to create at zero before locking.
+	Ensure []PositionKey
+	// SKUs lists the SKUs whose every position is locked.
+	SKUs []string
+	Keys []string
+}
+
+// Touches adds what c reads to t.
+func (c *Command) Touches(t *Touches) {
+	if c.IdempotencyKey != "" {
+		t.Keys = append(t.Keys, c.IdempotencyKey)
+	}
+	switch c.Kind {
+	case KindSKUCreate:
+		t.SKUs = append(t.SKUs, c.SKU.ID)
+	case KindLocationCreate:
+	case KindReceive:
+		t.Ensure = append(t.Ensure, c.Receive.Position)
+		t.SKUs = append(t.SKUs, c.Receive.Position.SKU)
+	case KindAdjust:
+		c.Adjust.touches(t)
+	case KindReserve:
+		c.Reserve.touches(t)
+	case KindConfirm, KindRelease, KindExpire, KindFulfil:
+		t.ReservationIDs = append(t.ReservationIDs, c.Transition.ReservationID)
+	default:
+		c.Op.Touches(t)
+	}
+}
+
+// Sort sorts and de-duplicates every list: the lock order.
+func (t *Touches) Sort() {
+	t.ReservationIDs = sortedUnique(t.ReservationIDs)
+	t.SKUs = sortedUnique(t.SKUs)
+	t.Keys = sortedUnique(t.Keys)
+	slices.SortFunc(t.Docs, func(a, b DocKey) int { return compareBy(a, b, DocKey.Less) })
+	t.Docs = slices.Compact(t.Docs)
+	slices.SortFunc(t.Ensure, func(a, b PositionKey) int { return compareBy(a, b, PositionKey.Less) })
+	t.Ensure = slices.Compact(t.Ensure)
+}
+
+func compareBy[T any](a, b T, less func(T, T) bool) int {
+	switch {
+	case less(a, b):
+		return -1
+	case less(b, a):
+		return 1
+	}
+	return 0
+}
+
+func sortedUnique(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// ReservationTouches adds what transitioning r reads beyond its own row:
+// the positions of its lines, and the documents a release or expiry may
+// change (its customer's limit usage, its campaign pools).
+func ReservationTouches(r *Reservation, t *Touches) {
+	for _, l := range r.Lines {
+		t.SKUs = append(t.SKUs, l.SKU)
+		if l.Pool != PoolDefault {
+			t.Docs = append(t.Docs, DocKey{Kind: DocPool, ID: l.Pool})
+		}
+	}
+	reservationLimitTouches(r, t)
+}
+
+// DocumentTouches adds what the documents read imply: the component SKUs
+// of a bundle reserved by the batch.
+func DocumentTouches(docs []Document, t *Touches) {
+	for i := range docs {
+		if docs[i].Kind == DocBundle {
+			bundleTouches(&docs[i], t)
+		}
+	}
+}
