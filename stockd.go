@@ -112,10 +112,11 @@ func (s SKU) Threshold() int64 {
 // first when a reservation line names no location; an inactive location is
 // never chosen by placement, and refuses lines that name it.
 type Location struct {
-	ID        string    `json:"location"`
-	Name      string    `json:"name"`
-	Priority  int       `json:"priority"`
-	Active    bool      `json:"active"`
+	ID       string `json:"location"`
+	Name     string `json:"name"`
+	Priority int    `json:"priority"`
+	// Inactive is false for a new location: the zero value is the usual one.
+	Inactive  bool      `json:"inactive,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 

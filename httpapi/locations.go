@@ -18,8 +18,8 @@ func (s *Server) createLocation(w http.ResponseWriter, r *http.Request) {
 			if priority < 0 || priority > stockd.LocationPriorityMax {
 				return stockd.Command{}, stockd.InvalidField("priority", "must be from 0 to %d", stockd.LocationPriorityMax)
 			}
-			active := req.Active == nil || *req.Active
-			return stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: req.Location, Name: req.Name, Priority: int(priority), Active: active}}, nil
+			inactive := req.Active != nil && !*req.Active
+			return stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: req.Location, Name: req.Name, Priority: int(priority), Inactive: inactive}}, nil
 		},
 		answer: func(res stockd.Result) any { return locationOut(*res.Location) },
 	})

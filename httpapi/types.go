@@ -184,7 +184,7 @@ func skuOut(s stockd.SKU) SKU {
 }
 
 func locationOut(l stockd.Location) Location {
-	return Location{Location: l.ID, Name: l.Name, Priority: l.Priority, Active: l.Active, CreatedAt: l.CreatedAt.UTC()}
+	return Location{Location: l.ID, Name: l.Name, Priority: l.Priority, Active: !l.Inactive, CreatedAt: l.CreatedAt.UTC()}
 }
 
 func balanceOut(c stockd.Counters) Balance {

@@ -38,7 +38,12 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"KeyHashUnique", testKeyHashUnique},
 		{"KeyCreateBounded", testKeyCreateBounded},
 		{"AuditTrail", testAuditTrail},
+		{"Documents", testDocuments},
 	}
+	// Each feature lists its own cases beside them.
+	tests = append(tests, orderCases()...)
+	tests = append(tests, poolCases()...)
+	tests = append(tests, flowCases()...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
