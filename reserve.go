@@ -176,7 +176,12 @@ func businessOf(k CommandKind) string {
 // move changes the counters of every line for a transition of res.
 func (s *BatchState) move(res *Reservation, to ReservationStatus, business, actor, reason string) {
 	for _, l := range res.Lines {
-		s.change(l.Key(), lineDelta(res.Status, to, l.Quantity), LedgerEntry{
+		// What a refund before shipment gave back is no longer held.
+		held := l.Quantity - l.Refunded
+		if held == 0 {
+			continue
+		}
+		s.change(l.Key(), lineDelta(res.Status, to, held), LedgerEntry{
 			BusinessType: business, BusinessID: res.ID, ReservationID: res.ID, Actor: actor, Reason: reason,
 		})
 	}
