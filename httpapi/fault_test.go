@@ -112,6 +112,20 @@ func (f faultyStore) LedgerList(ctx context.Context, p store.LedgerListParams) (
 	return f.Store.LedgerList(ctx, p)
 }
 
+func (f faultyStore) DocumentGet(ctx context.Context, key stockd.DocKey) (stockd.Document, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Document{}, err
+	}
+	return f.Store.DocumentGet(ctx, key)
+}
+
+func (f faultyStore) DocumentList(ctx context.Context, p store.DocumentListParams) ([]stockd.Document, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.DocumentList(ctx, p)
+}
+
 // KeyCount answers no keys when no store is behind, so that the tests that
 // need no database run the server open, as before keys existed.
 func (f faultyStore) KeyCount(ctx context.Context) (int, error) {
