@@ -13,8 +13,8 @@ var t0 = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 func newState(stock map[PositionKey]int64) *BatchState {
 	n := 0
 	s := NewBatchState(t0, func() string { n++; return fmt.Sprintf("r%d", n) })
-	s.SKUs["a"], s.SKUs["b"] = true, true
-	s.Locations["w1"], s.Locations["w2"] = 1, 2
+	s.SKUs["a"], s.SKUs["b"] = SKU{ID: "a"}, SKU{ID: "b"}
+	s.Locations["w1"], s.Locations["w2"] = Location{ID: "w1", Priority: 1}, Location{ID: "w2", Priority: 2}
 	for k, q := range stock {
 		s.Positions[k] = &Counters{OnHand: q}
 	}

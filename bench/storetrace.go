@@ -66,9 +66,9 @@ func (t tracedTx) PositionsLock(ctx context.Context, skus []string) ([]stockd.Po
 	return t.Tx.PositionsLock(ctx, skus)
 }
 
-func (t tracedTx) SKUsExisting(ctx context.Context, ids []string) ([]string, error) {
+func (t tracedTx) SKUsGet(ctx context.Context, ids []string) ([]stockd.SKU, error) {
 	defer t.times.since(4, time.Now())
-	return t.Tx.SKUsExisting(ctx, ids)
+	return t.Tx.SKUsGet(ctx, ids)
 }
 
 func (t tracedTx) LocationList(ctx context.Context) ([]stockd.Location, error) {

@@ -62,6 +62,8 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		stockd.CodeInvalidTransition: 409, stockd.CodeReservationExpired: 409,
 		stockd.CodeBodyTooLarge: 413, stockd.CodeOverloaded: 429, stockd.CodeCancelled: 503, stockd.CodeInternal: 500,
 		stockd.CodeUnauthorized: 401, stockd.CodeForbidden: 403, stockd.CodeRateLimited: 429,
+		stockd.CodePurchaseLimitExceeded: 409, stockd.CodeCampaignNotActive: 409, stockd.CodeLocationInactive: 409,
+		stockd.CodeDeductionTiming: 409, stockd.CodeSelfApproval: 403, stockd.CodeQuantityExceeded: 409,
 	}
 	for code, status := range want {
 		if got := statusOf(code); got != status {

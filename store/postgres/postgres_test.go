@@ -192,7 +192,7 @@ func TestConcurrentCreatorRetries(t *testing.T) {
 	ctx := t.Context()
 	now := time.Now().UTC()
 	write := &stockd.BatchWrites{
-		SKUs:         []stockd.SKU{{ID: "a", Unit: "piece", CreatedAt: now}},
+		SKUs:         []stockd.SKU{{ID: "a", Unit: "piece", Deduction: stockd.DeductionAtOrder, CreatedAt: now}},
 		NewPositions: []stockd.Position{{PositionKey: stockd.PositionKey{SKU: "a", Location: "default", Pool: "normal"}}},
 	}
 	first, err := s.Begin(ctx)
@@ -227,7 +227,7 @@ func TestLedgerSeqFollowsBatchOrder(t *testing.T) {
 	order := []string{"c", "a", "b", "e", "d"}
 	w := &stockd.BatchWrites{}
 	for _, sku := range order {
-		w.SKUs = append(w.SKUs, stockd.SKU{ID: sku, Unit: "piece", CreatedAt: now})
+		w.SKUs = append(w.SKUs, stockd.SKU{ID: sku, Unit: "piece", Deduction: stockd.DeductionAtOrder, CreatedAt: now})
 		w.Ledger = append(w.Ledger, stockd.LedgerEntry{
 			BusinessType: stockd.BusinessReceipt, BusinessID: "k-" + sku,
 			Position:  stockd.PositionKey{SKU: sku, Location: "default", Pool: "normal"},

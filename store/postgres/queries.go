@@ -34,24 +34,40 @@ const queryMigrationRecord = `INSERT INTO schema_migrations (version) VALUES ($1
 
 // SKUs and locations.
 
-const querySKUGet = `SELECT id, name, unit, created_at FROM skus WHERE id = $1`
+const skuColumns = `id, name, unit, deduction, approval_threshold, created_at`
 
-const querySKUsExisting = `SELECT id FROM skus WHERE id = ANY($1::text[])`
+const querySKUGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = $1`
+
+const querySKUsGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = ANY($1::text[]) ORDER BY id`
 
 const querySKUsInsert = `
-INSERT INTO skus (id, name, unit, created_at)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[])`
+INSERT INTO skus (id, name, unit, deduction, approval_threshold, created_at)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::timestamptz[])`
+
+const querySKUsUpdate = `
+UPDATE skus s
+SET name = u.name, unit = u.unit, deduction = u.deduction, approval_threshold = u.approval_threshold
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[]) AS u (id, name, unit, deduction, approval_threshold)
+WHERE s.id = u.id`
+
+const locationColumns = `id, name, priority, inactive, created_at`
 
 // queryLocationList orders locations the way placement tries them.
-const queryLocationList = `SELECT id, name, priority, created_at FROM locations ORDER BY priority, id`
+const queryLocationList = `SELECT ` + locationColumns + ` FROM locations ORDER BY priority, id`
 
 const queryLocationsInsert = `
-INSERT INTO locations (id, name, priority, created_at)
-SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::timestamptz[])`
+INSERT INTO locations (id, name, priority, inactive, created_at)
+SELECT * FROM unnest($1::text[], $2::text[], $3::int4[], $4::bool[], $5::timestamptz[])`
+
+const queryLocationsUpdate = `
+UPDATE locations l
+SET name = u.name, priority = u.priority, inactive = u.inactive
+FROM unnest($1::text[], $2::text[], $3::int4[], $4::bool[]) AS u (id, name, priority, inactive)
+WHERE l.id = u.id`
 
 // Positions.
 
-const positionColumns = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, l.priority`
+const positionColumns = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, p.in_transit, p.incoming, l.priority`
 
 // queryPositionsEnsure creates missing positions at zero, in key order, only
 // where the SKU and the location exist: an unknown one is the engine's
@@ -94,15 +110,16 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`
 
 const queryPositionsUpdate = `
 UPDATE positions p
-SET on_hand = u.on_hand, reserved = u.reserved, committed = u.committed, quarantined = u.quarantined
-FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[])
-    AS u (sku, location, pool, on_hand, reserved, committed, quarantined)
+SET on_hand = u.on_hand, reserved = u.reserved, committed = u.committed, quarantined = u.quarantined,
+    in_transit = u.in_transit, incoming = u.incoming
+FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::int8[], $8::int8[], $9::int8[])
+    AS u (sku, location, pool, on_hand, reserved, committed, quarantined, in_transit, incoming)
 WHERE p.sku = u.sku AND p.location = u.location AND p.pool = u.pool`
 
 // Reservations. key is NULL for a reservation made without an idempotency
 // key and reads back as ''.
 
-const reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason`
+const reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id`
 
 const queryReservationsLock = `
 SELECT ` + reservationColumns + `
@@ -130,23 +147,23 @@ WHERE status IN ('pending', 'confirmed')
 ORDER BY id`
 
 const queryReservationsInsert = `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason)
-SELECT r.id, NULLIF(r.key, ''), r.status, r.lines::jsonb, r.expires_at, r.created_at, r.updated_at, r.release_reason
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[])
-    AS r (id, key, status, lines, expires_at, created_at, updated_at, release_reason)`
+INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)
+SELECT r.id, NULLIF(r.key, ''), r.status, r.lines::jsonb, r.expires_at, r.created_at, r.updated_at, r.release_reason, r.customer_id
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[])
+    AS r (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)`
 
 const queryReservationsUpdate = `
 UPDATE reservations r
-SET status = u.status, updated_at = u.updated_at, release_reason = u.release_reason
-FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[]) AS u (id, status, updated_at, release_reason)
+SET status = u.status, updated_at = u.updated_at, release_reason = u.release_reason, lines = u.lines::jsonb
+FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[]) AS u (id, status, updated_at, release_reason, lines)
 WHERE r.id = u.id`
 
 // Ledger.
 
 const ledgerColumns = `seq, business_type, business_id, sku, location, pool,
-    d_on_hand, d_reserved, d_committed, d_quarantined,
-    on_hand, reserved, committed, quarantined,
-    reservation_id, actor, reason, reference, created_at`
+    d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
+    on_hand, reserved, committed, quarantined, in_transit, incoming,
+    reservation_id, actor, reason, approver, reference, created_at`
 
 const queryLedgerList = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq > $1 ORDER BY seq LIMIT $2`
 
@@ -159,22 +176,62 @@ const queryLedgerEachByPosition = `SELECT ` + ledgerColumns + ` FROM ledger ORDE
 // order the batch decided the changes in.
 const queryLedgerInsert = `
 INSERT INTO ledger (business_type, business_id, sku, location, pool,
-    d_on_hand, d_reserved, d_committed, d_quarantined,
-    on_hand, reserved, committed, quarantined,
-    reservation_id, actor, reason, reference, created_at)
+    d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
+    on_hand, reserved, committed, quarantined, in_transit, incoming,
+    reservation_id, actor, reason, approver, reference, created_at)
 SELECT e.business_type, e.business_id, e.sku, e.location, e.pool,
-    e.d_on_hand, e.d_reserved, e.d_committed, e.d_quarantined,
-    e.on_hand, e.reserved, e.committed, e.quarantined,
-    e.reservation_id, e.actor, e.reason, e.reference, e.created_at
+    e.d_on_hand, e.d_reserved, e.d_committed, e.d_quarantined, e.d_in_transit, e.d_incoming,
+    e.on_hand, e.reserved, e.committed, e.quarantined, e.in_transit, e.incoming,
+    e.reservation_id, e.actor, e.reason, e.approver, e.reference, e.created_at
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
-    $6::int8[], $7::int8[], $8::int8[], $9::int8[],
-    $10::int8[], $11::int8[], $12::int8[], $13::int8[],
-    $14::text[], $15::text[], $16::text[], $17::text[], $18::timestamptz[])
+    $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::int8[],
+    $12::int8[], $13::int8[], $14::int8[], $15::int8[], $16::int8[], $17::int8[],
+    $18::text[], $19::text[], $20::text[], $21::text[], $22::text[], $23::timestamptz[])
     WITH ORDINALITY AS e (business_type, business_id, sku, location, pool,
-        d_on_hand, d_reserved, d_committed, d_quarantined,
-        on_hand, reserved, committed, quarantined,
-        reservation_id, actor, reason, reference, created_at, ord)
+        d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
+        on_hand, reserved, committed, quarantined, in_transit, incoming,
+        reservation_id, actor, reason, approver, reference, created_at, ord)
 ORDER BY e.ord`
+
+// Documents.
+
+const documentColumns = `kind, id, version, body, created_at, updated_at`
+
+// queryDocumentsLock locks documents in (kind, id) order, the lock order
+// the engine sorted the keys in.
+const queryDocumentsLock = `
+SELECT d.kind, d.id, d.version, d.body, d.created_at, d.updated_at
+FROM documents d
+JOIN unnest($1::text[], $2::text[]) AS k (kind, id) ON d.kind = k.kind AND d.id = k.id
+ORDER BY d.kind, d.id
+FOR UPDATE OF d`
+
+const queryDocumentGet = `SELECT ` + documentColumns + ` FROM documents WHERE kind = $1 AND id = $2`
+
+const queryDocumentList = `
+SELECT ` + documentColumns + `
+FROM documents
+WHERE kind = $1 AND id > $2
+ORDER BY id
+LIMIT $3`
+
+// queryDocumentsInsert has no ON CONFLICT: a document the batch found
+// missing under lock but that exists now was created by a concurrent batch,
+// which this one must be retried against.
+const queryDocumentsInsert = `
+INSERT INTO documents (kind, id, version, body, created_at, updated_at)
+SELECT d.kind, d.id, 1, d.body::jsonb, d.created_at, d.updated_at
+FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[])
+    AS d (kind, id, body, created_at, updated_at)`
+
+// queryDocumentsUpdate writes the next version of locked documents; the
+// version guard asserts that nothing else wrote them meanwhile.
+const queryDocumentsUpdate = `
+UPDATE documents d
+SET version = u.version, body = u.body::jsonb, updated_at = u.updated_at
+FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::timestamptz[])
+    AS u (kind, id, version, body, updated_at)
+WHERE d.kind = u.kind AND d.id = u.id AND d.version = u.version - 1`
 
 // Idempotency keys.
 

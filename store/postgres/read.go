@@ -54,6 +54,26 @@ func (s *Store) ReservationGetByKey(ctx context.Context, key string) (stockd.Res
 	return r, nil
 }
 
+// DocumentGet returns one document, or an error wrapping
+// stockd.ErrNotFound.
+func (s *Store) DocumentGet(ctx context.Context, key stockd.DocKey) (stockd.Document, error) {
+	d, err := scanDocument(s.pool.QueryRow(ctx, queryDocumentGet, key.Kind, key.ID))
+	if err != nil {
+		return stockd.Document{}, fmt.Errorf("postgres: get document %s/%s: %w", key.Kind, key.ID, interpretError(err))
+	}
+	return d, nil
+}
+
+// DocumentList returns a page of one kind's documents in id order.
+func (s *Store) DocumentList(ctx context.Context, p store.DocumentListParams) ([]stockd.Document, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = stockd.PageSizeDefault
+	}
+	limit = min(limit, stockd.PageSizeMax)
+	return list(ctx, s.pool, "list documents", scanDocument, queryDocumentList, p.Kind, p.After, limit)
+}
+
 // ReservationListDue returns ids of pending reservations due at now, oldest
 // deadline first, at most limit.
 func (s *Store) ReservationListDue(ctx context.Context, now time.Time, limit int) ([]string, error) {

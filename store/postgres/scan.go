@@ -25,7 +25,7 @@ type scanner interface {
 
 func scanSKU(row scanner) (stockd.SKU, error) {
 	var s stockd.SKU
-	if err := row.Scan(&s.ID, &s.Name, &s.Unit, &s.CreatedAt); err != nil {
+	if err := row.Scan(&s.ID, &s.Name, &s.Unit, &s.Deduction, &s.ApprovalThreshold, &s.CreatedAt); err != nil {
 		return stockd.SKU{}, err
 	}
 	s.CreatedAt = s.CreatedAt.UTC()
@@ -34,7 +34,7 @@ func scanSKU(row scanner) (stockd.SKU, error) {
 
 func scanLocation(row scanner) (stockd.Location, error) {
 	var l stockd.Location
-	if err := row.Scan(&l.ID, &l.Name, &l.Priority, &l.CreatedAt); err != nil {
+	if err := row.Scan(&l.ID, &l.Name, &l.Priority, &l.Inactive, &l.CreatedAt); err != nil {
 		return stockd.Location{}, err
 	}
 	l.CreatedAt = l.CreatedAt.UTC()
@@ -44,7 +44,8 @@ func scanLocation(row scanner) (stockd.Location, error) {
 // scanPosition reads positionColumns.
 func scanPosition(row scanner) (stockd.Position, error) {
 	var p stockd.Position
-	err := row.Scan(&p.SKU, &p.Location, &p.Pool, &p.OnHand, &p.Reserved, &p.Committed, &p.Quarantined, &p.Priority)
+	err := row.Scan(&p.SKU, &p.Location, &p.Pool, &p.OnHand, &p.Reserved, &p.Committed, &p.Quarantined,
+		&p.InTransit, &p.Incoming, &p.Priority)
 	return p, err
 }
 
@@ -52,7 +53,7 @@ func scanPosition(row scanner) (stockd.Position, error) {
 func scanReservation(row scanner) (stockd.Reservation, error) {
 	var r stockd.Reservation
 	var lines []byte
-	err := row.Scan(&r.ID, &r.Key, &r.Status, &lines, &r.ExpiresAt, &r.CreatedAt, &r.UpdatedAt, &r.ReleaseReason)
+	err := row.Scan(&r.ID, &r.Key, &r.Status, &lines, &r.ExpiresAt, &r.CreatedAt, &r.UpdatedAt, &r.ReleaseReason, &r.CustomerID)
 	if err != nil {
 		return stockd.Reservation{}, err
 	}
@@ -69,9 +70,9 @@ func scanReservation(row scanner) (stockd.Reservation, error) {
 func scanLedgerEntry(row scanner) (stockd.LedgerEntry, error) {
 	var e stockd.LedgerEntry
 	err := row.Scan(&e.Seq, &e.BusinessType, &e.BusinessID, &e.Position.SKU, &e.Position.Location, &e.Position.Pool,
-		&e.Delta.OnHand, &e.Delta.Reserved, &e.Delta.Committed, &e.Delta.Quarantined,
-		&e.After.OnHand, &e.After.Reserved, &e.After.Committed, &e.After.Quarantined,
-		&e.ReservationID, &e.Actor, &e.Reason, &e.Reference, &e.CreatedAt)
+		&e.Delta.OnHand, &e.Delta.Reserved, &e.Delta.Committed, &e.Delta.Quarantined, &e.Delta.InTransit, &e.Delta.Incoming,
+		&e.After.OnHand, &e.After.Reserved, &e.After.Committed, &e.After.Quarantined, &e.After.InTransit, &e.After.Incoming,
+		&e.ReservationID, &e.Actor, &e.Reason, &e.Approver, &e.Reference, &e.CreatedAt)
 	if err != nil {
 		return stockd.LedgerEntry{}, err
 	}
@@ -127,4 +128,15 @@ func scanIdempotencyRecord(row scanner) (stockd.IdempotencyRecord, error) {
 	}
 	r.CreatedAt = r.CreatedAt.UTC()
 	return r, nil
+}
+
+// scanDocument reads documentColumns.
+func scanDocument(row scanner) (stockd.Document, error) {
+	var d stockd.Document
+	if err := row.Scan(&d.Kind, &d.ID, &d.Version, &d.Body, &d.CreatedAt, &d.UpdatedAt); err != nil {
+		return stockd.Document{}, err
+	}
+	d.CreatedAt = d.CreatedAt.UTC()
+	d.UpdatedAt = d.UpdatedAt.UTC()
+	return d, nil
 }

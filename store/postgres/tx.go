@@ -64,13 +64,26 @@ func (t *Tx) PositionsLock(ctx context.Context, skus []string) ([]stockd.Positio
 	return list(ctx, t.tx, "lock positions", scanPosition, queryPositionsLock, skus)
 }
 
-// SKUsExisting returns those of ids that exist. A SKU is never deleted, so
-// no lock is needed to keep the answer true.
-func (t *Tx) SKUsExisting(ctx context.Context, ids []string) ([]string, error) {
+// DocumentsLock reads and locks the documents with these keys in key
+// order; missing ones are left out.
+func (t *Tx) DocumentsLock(ctx context.Context, keys []stockd.DocKey) ([]stockd.Document, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	kinds, ids := make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		kinds[i], ids[i] = k.Kind, k.ID
+	}
+	return list(ctx, t.tx, "lock documents", scanDocument, queryDocumentsLock, kinds, ids)
+}
+
+// SKUsGet returns those of ids that exist. A SKU is never deleted, and a
+// change to its settings locks its positions first, which this batch holds.
+func (t *Tx) SKUsGet(ctx context.Context, ids []string) ([]stockd.SKU, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	return list(ctx, t.tx, "read skus", scanString, querySKUsExisting, ids)
+	return list(ctx, t.tx, "read skus", scanSKU, querySKUsGet, ids)
 }
 
 // LocationList returns every location by priority, then id.

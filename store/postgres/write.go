@@ -42,6 +42,8 @@ func (t *Tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 	batch := &pgx.Batch{}
 	queueSKUs(batch, w.SKUs)
 	queueLocations(batch, w.Locations)
+	queueSKUsUpdate(batch, w.SKUsUpdated)
+	queueLocationsUpdate(batch, w.LocationsUpdated)
 	if len(w.NewPositions) > 0 {
 		var c positionKeyColumns
 		for _, p := range w.NewPositions {
@@ -53,7 +55,10 @@ func (t *Tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 	if err := queueReservationsInsert(batch, w.ReservationsNew); err != nil {
 		return err
 	}
-	queueReservationsUpdate(batch, w.ReservationsUpdated)
+	if err := queueReservationsUpdate(batch, w.ReservationsUpdated); err != nil {
+		return err
+	}
+	queueDocuments(batch, w.Documents)
 	queueIdempotency(batch, w.Idempotency)
 	if len(w.Ledger) > 0 {
 		batch.Queue(queryAdvisoryXactLock, ledgerLockKey)
@@ -82,28 +87,72 @@ func queueSKUs(batch *pgx.Batch, skus []stockd.SKU) {
 	if len(skus) == 0 {
 		return
 	}
-	ids := make([]string, len(skus))
-	names := make([]string, len(skus))
-	units := make([]string, len(skus))
-	createdAt := make([]time.Time, len(skus))
-	for i, s := range skus {
-		ids[i], names[i], units[i], createdAt[i] = s.ID, s.Name, s.Unit, s.CreatedAt
+	c := skuColumnsOf(skus)
+	batch.Queue(querySKUsInsert, c.ids, c.names, c.units, c.deductions, c.thresholds, c.createdAt)
+}
+
+func queueSKUsUpdate(batch *pgx.Batch, skus []stockd.SKU) {
+	if len(skus) == 0 {
+		return
 	}
-	batch.Queue(querySKUsInsert, ids, names, units, createdAt)
+	c := skuColumnsOf(skus)
+	batch.Queue(querySKUsUpdate, c.ids, c.names, c.units, c.deductions, c.thresholds).
+		Exec(expectRows("update skus", len(skus)))
+}
+
+type skuArrays struct {
+	ids, names, units, deductions []string
+	thresholds                    []int64
+	createdAt                     []time.Time
+}
+
+func skuColumnsOf(skus []stockd.SKU) skuArrays {
+	var c skuArrays
+	for _, s := range skus {
+		c.ids = append(c.ids, s.ID)
+		c.names = append(c.names, s.Name)
+		c.units = append(c.units, s.Unit)
+		c.deductions = append(c.deductions, s.Deduction)
+		c.thresholds = append(c.thresholds, s.ApprovalThreshold)
+		c.createdAt = append(c.createdAt, s.CreatedAt)
+	}
+	return c
 }
 
 func queueLocations(batch *pgx.Batch, locations []stockd.Location) {
 	if len(locations) == 0 {
 		return
 	}
-	ids := make([]string, len(locations))
-	names := make([]string, len(locations))
-	priorities := make([]int32, len(locations))
-	createdAt := make([]time.Time, len(locations))
-	for i, l := range locations {
-		ids[i], names[i], priorities[i], createdAt[i] = l.ID, l.Name, int32(l.Priority), l.CreatedAt
+	c := locationColumnsOf(locations)
+	batch.Queue(queryLocationsInsert, c.ids, c.names, c.priorities, c.inactive, c.createdAt)
+}
+
+func queueLocationsUpdate(batch *pgx.Batch, locations []stockd.Location) {
+	if len(locations) == 0 {
+		return
 	}
-	batch.Queue(queryLocationsInsert, ids, names, priorities, createdAt)
+	c := locationColumnsOf(locations)
+	batch.Queue(queryLocationsUpdate, c.ids, c.names, c.priorities, c.inactive).
+		Exec(expectRows("update locations", len(locations)))
+}
+
+type locationArrays struct {
+	ids, names []string
+	priorities []int32
+	inactive   []bool
+	createdAt  []time.Time
+}
+
+func locationColumnsOf(locations []stockd.Location) locationArrays {
+	var c locationArrays
+	for _, l := range locations {
+		c.ids = append(c.ids, l.ID)
+		c.names = append(c.names, l.Name)
+		c.priorities = append(c.priorities, int32(l.Priority))
+		c.inactive = append(c.inactive, l.Inactive)
+		c.createdAt = append(c.createdAt, l.CreatedAt)
+	}
+	return c
 }
 
 func queuePositionsUpdate(batch *pgx.Batch, positions []stockd.Position) {
@@ -118,6 +167,7 @@ func queuePositionsUpdate(batch *pgx.Batch, positions []stockd.Position) {
 	}
 	batch.Queue(queryPositionsUpdate, keys.skus, keys.locations, keys.pools,
 		counters.onHand, counters.reserved, counters.committed, counters.quarantined,
+		counters.inTransit, counters.incoming,
 	).Exec(expectRows("update positions", len(positions)))
 }
 
@@ -126,31 +176,73 @@ func queueReservationsInsert(batch *pgx.Batch, reservations []stockd.Reservation
 		return nil
 	}
 	n := len(reservations)
-	ids, keys, statuses, lines, reasons := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ids, keys, statuses, lines, reasons, customers := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	expiresAt, createdAt, updatedAt := make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
 	for i, r := range reservations {
 		encoded, err := json.Marshal(r.Lines)
 		if err != nil {
 			return fmt.Errorf("postgres: encode lines of reservation %q: %w", r.ID, err)
 		}
-		ids[i], keys[i], statuses[i], lines[i], reasons[i] = r.ID, r.Key, string(r.Status), string(encoded), r.ReleaseReason
+		ids[i], keys[i], statuses[i], lines[i], reasons[i], customers[i] = r.ID, r.Key, string(r.Status), string(encoded), r.ReleaseReason, r.CustomerID
 		expiresAt[i], createdAt[i], updatedAt[i] = r.ExpiresAt, r.CreatedAt, r.UpdatedAt
 	}
-	batch.Queue(queryReservationsInsert, ids, keys, statuses, lines, expiresAt, createdAt, updatedAt, reasons)
+	batch.Queue(queryReservationsInsert, ids, keys, statuses, lines, expiresAt, createdAt, updatedAt, reasons, customers)
 	return nil
 }
 
-func queueReservationsUpdate(batch *pgx.Batch, reservations []stockd.Reservation) {
+// queueReservationsUpdate writes status and lines: refunds and returns
+// change what a line holds without changing its status.
+func queueReservationsUpdate(batch *pgx.Batch, reservations []stockd.Reservation) error {
 	if len(reservations) == 0 {
-		return
+		return nil
 	}
 	n := len(reservations)
-	ids, statuses, reasons, updatedAt := make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
+	ids, statuses, reasons, lines, updatedAt := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
 	for i, r := range reservations {
-		ids[i], statuses[i], reasons[i], updatedAt[i] = r.ID, string(r.Status), r.ReleaseReason, r.UpdatedAt
+		encoded, err := json.Marshal(r.Lines)
+		if err != nil {
+			return fmt.Errorf("postgres: encode lines of reservation %q: %w", r.ID, err)
+		}
+		ids[i], statuses[i], reasons[i], lines[i], updatedAt[i] = r.ID, string(r.Status), r.ReleaseReason, string(encoded), r.UpdatedAt
 	}
-	batch.Queue(queryReservationsUpdate, ids, statuses, updatedAt, reasons).
+	batch.Queue(queryReservationsUpdate, ids, statuses, updatedAt, reasons, lines).
 		Exec(expectRows("update reservations", n))
+	return nil
+}
+
+// queueDocuments inserts the batch's new documents and writes the next
+// version of the changed ones.
+func queueDocuments(batch *pgx.Batch, docs []stockd.Document) {
+	var ins, upd documentArrays
+	for _, d := range docs {
+		if d.Version == 1 {
+			ins.add(d)
+		} else {
+			upd.add(d)
+		}
+	}
+	if len(ins.kinds) > 0 {
+		batch.Queue(queryDocumentsInsert, ins.kinds, ins.ids, ins.bodies, ins.createdAt, ins.updatedAt)
+	}
+	if len(upd.kinds) > 0 {
+		batch.Queue(queryDocumentsUpdate, upd.kinds, upd.ids, upd.versions, upd.bodies, upd.updatedAt).
+			Exec(expectRows("update documents", len(upd.kinds)))
+	}
+}
+
+type documentArrays struct {
+	kinds, ids, bodies   []string
+	versions             []int64
+	createdAt, updatedAt []time.Time
+}
+
+func (c *documentArrays) add(d stockd.Document) {
+	c.kinds = append(c.kinds, d.Kind)
+	c.ids = append(c.ids, d.ID)
+	c.bodies = append(c.bodies, string(d.Body))
+	c.versions = append(c.versions, d.Version)
+	c.createdAt = append(c.createdAt, d.CreatedAt)
+	c.updatedAt = append(c.updatedAt, d.UpdatedAt)
 }
 
 func queueIdempotency(batch *pgx.Batch, records []stockd.IdempotencyRecord) {
@@ -170,20 +262,20 @@ func queueLedger(batch *pgx.Batch, entries []stockd.LedgerEntry) {
 	var keys positionKeyColumns
 	var delta, after counterColumns
 	businessTypes, businessIDs := make([]string, n), make([]string, n)
-	reservationIDs, actors, reasons, references := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	reservationIDs, actors, reasons, approvers, references := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	createdAt := make([]time.Time, n)
 	for i, e := range entries {
 		keys.add(e.Position)
 		delta.add(e.Delta)
 		after.add(e.After)
 		businessTypes[i], businessIDs[i] = e.BusinessType, e.BusinessID
-		reservationIDs[i], actors[i], reasons[i], references[i] = e.ReservationID, e.Actor, e.Reason, e.Reference
+		reservationIDs[i], actors[i], reasons[i], approvers[i], references[i] = e.ReservationID, e.Actor, e.Reason, e.Approver, e.Reference
 		createdAt[i] = e.CreatedAt
 	}
 	batch.Queue(queryLedgerInsert, businessTypes, businessIDs, keys.skus, keys.locations, keys.pools,
-		delta.onHand, delta.reserved, delta.committed, delta.quarantined,
-		after.onHand, after.reserved, after.committed, after.quarantined,
-		reservationIDs, actors, reasons, references, createdAt)
+		delta.onHand, delta.reserved, delta.committed, delta.quarantined, delta.inTransit, delta.incoming,
+		after.onHand, after.reserved, after.committed, after.quarantined, after.inTransit, after.incoming,
+		reservationIDs, actors, reasons, approvers, references, createdAt)
 }
 
 // positionKeyColumns holds position keys as one array per column.
@@ -199,7 +291,7 @@ func (c *positionKeyColumns) add(k stockd.PositionKey) {
 
 // counterColumns holds counters as one array per column.
 type counterColumns struct {
-	onHand, reserved, committed, quarantined []int64
+	onHand, reserved, committed, quarantined, inTransit, incoming []int64
 }
 
 func (c *counterColumns) add(v stockd.Counters) {
@@ -207,4 +299,6 @@ func (c *counterColumns) add(v stockd.Counters) {
 	c.reserved = append(c.reserved, v.Reserved)
 	c.committed = append(c.committed, v.Committed)
 	c.quarantined = append(c.quarantined, v.Quarantined)
+	c.inTransit = append(c.inTransit, v.InTransit)
+	c.incoming = append(c.incoming, v.Incoming)
 }

@@ -21,14 +21,15 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 // Columns read back into domain types, in the order the scan functions of
 // scan.go expect them.
 const (
-	skuColumns         = `id, name, unit, created_at`
-	locationColumns    = `id, name, priority, created_at`
-	positionColumns    = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, l.priority`
-	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason`
+	skuColumns         = `id, name, unit, deduction, approval_threshold, created_at`
+	locationColumns    = `id, name, priority, inactive, created_at`
+	positionColumns    = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, p.in_transit, p.incoming, l.priority`
+	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id`
 	ledgerColumns      = `seq, business_type, business_id, sku, location, pool,
-    d_on_hand, d_reserved, d_committed, d_quarantined,
-    on_hand, reserved, committed, quarantined,
-    reservation_id, actor, reason, reference, created_at`
+    d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
+    on_hand, reserved, committed, quarantined, in_transit, incoming,
+    reservation_id, actor, reason, approver, reference, created_at`
+	documentColumns    = `kind, id, version, body, created_at, updated_at`
 	idempotencyColumns = `key, request_hash, result, created_at`
 )
 
@@ -36,7 +37,7 @@ const (
 const (
 	querySKUGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = ?`
 
-	querySKUsExisting = `SELECT id FROM skus WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`
+	querySKUsGet = `SELECT ` + skuColumns + ` FROM skus WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`
 
 	queryLocationList = `SELECT ` + locationColumns + ` FROM locations ORDER BY priority, id`
 
@@ -101,6 +102,22 @@ SELECT ` + ledgerColumns + `
 FROM ledger
 ORDER BY sku, location, pool, seq`
 
+	// queryDocumentsLock takes a JSON array of [kind, id] pairs.
+	queryDocumentsLock = `
+SELECT ` + documentColumns + `
+FROM documents
+WHERE (kind, id) IN (SELECT k.value ->> '$[0]', k.value ->> '$[1]' FROM json_each(?) AS k)
+ORDER BY kind, id`
+
+	queryDocumentGet = `SELECT ` + documentColumns + ` FROM documents WHERE kind = ? AND id = ?`
+
+	queryDocumentList = `
+SELECT ` + documentColumns + `
+FROM documents
+WHERE kind = ? AND id > ?
+ORDER BY id
+LIMIT ?`
+
 	queryIdempotencyGet = `
 SELECT ` + idempotencyColumns + `
 FROM idempotency_keys
@@ -119,33 +136,46 @@ FROM json_each(?) AS k
 WHERE EXISTS (SELECT 1 FROM skus WHERE id = k.value ->> 'sku')
   AND EXISTS (SELECT 1 FROM locations WHERE id = k.value ->> 'location')`
 
-	querySKUInsert = `INSERT INTO skus (id, name, unit, created_at) VALUES (?, ?, ?, ?)`
+	querySKUInsert = `INSERT INTO skus (id, name, unit, deduction, approval_threshold, created_at) VALUES (?, ?, ?, ?, ?, ?)`
 
-	queryLocationInsert = `INSERT INTO locations (id, name, priority, created_at) VALUES (?, ?, ?, ?)`
+	querySKUUpdate = `UPDATE skus SET name = ?, unit = ?, deduction = ?, approval_threshold = ? WHERE id = ?`
+
+	queryLocationInsert = `INSERT INTO locations (id, name, priority, inactive, created_at) VALUES (?, ?, ?, ?, ?)`
+
+	queryLocationUpdate = `UPDATE locations SET name = ?, priority = ?, inactive = ? WHERE id = ?`
 
 	// queryPositionInsert is a plain INSERT: a position the batch believed
 	// new but that exists means another writer got there first.
 	queryPositionInsert = `INSERT INTO positions (sku, location, pool) VALUES (?, ?, ?)`
 
 	queryPositionUpdate = `
-UPDATE positions SET on_hand = ?, reserved = ?, committed = ?, quarantined = ?
+UPDATE positions SET on_hand = ?, reserved = ?, committed = ?, quarantined = ?, in_transit = ?, incoming = ?
 WHERE sku = ? AND location = ? AND pool = ?`
 
 	queryReservationInsert = `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason)
-VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?)`
+INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)
+VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?)`
 
 	queryReservationUpdate = `
-UPDATE reservations SET status = ?, updated_at = ?, release_reason = ?
+UPDATE reservations SET status = ?, updated_at = ?, release_reason = ?, lines = ?
 WHERE id = ?`
 
 	queryLedgerInsert = `
 INSERT INTO ledger (
     business_type, business_id, sku, location, pool,
-    d_on_hand, d_reserved, d_committed, d_quarantined,
-    on_hand, reserved, committed, quarantined,
-    reservation_id, actor, reason, reference, created_at
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
+    on_hand, reserved, committed, quarantined, in_transit, incoming,
+    reservation_id, actor, reason, approver, reference, created_at
+) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	queryDocumentInsert = `
+INSERT INTO documents (kind, id, version, body, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?)`
+
+	// queryDocumentUpdate writes the next version; the version guard
+	// asserts that nothing else wrote the document meanwhile.
+	queryDocumentUpdate = `
+UPDATE documents SET version = ?, body = ?, updated_at = ?
+WHERE kind = ? AND id = ? AND version = ? - 1`
 
 	queryIdempotencyInsert = `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES (?, ?, ?, ?)`
 )

@@ -68,6 +68,30 @@ func (s *Store) ReservationGetByKey(ctx context.Context, key string) (stockd.Res
 	return r, nil
 }
 
+// DocumentGet returns one document, or an error wrapping
+// stockd.ErrNotFound.
+func (s *Store) DocumentGet(ctx context.Context, key stockd.DocKey) (stockd.Document, error) {
+	d, err := queryOne(ctx, s.reader, queryDocumentGet, scanDocument, key.Kind, key.ID)
+	if err != nil {
+		return stockd.Document{}, fmt.Errorf("get document %s/%s: %w", key.Kind, key.ID, err)
+	}
+	return d, nil
+}
+
+// DocumentList returns a page of one kind's documents in id order.
+func (s *Store) DocumentList(ctx context.Context, p store.DocumentListParams) ([]stockd.Document, error) {
+	limit := p.Limit
+	if limit <= 0 {
+		limit = stockd.PageSizeDefault
+	}
+	limit = min(limit, stockd.PageSizeMax)
+	docs, err := queryAll(ctx, s.reader, queryDocumentList, scanDocument, p.Kind, p.After, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list documents of kind %q: %w", p.Kind, err)
+	}
+	return docs, nil
+}
+
 // ReservationListDue returns ids of pending reservations whose deadline is
 // at or before now, oldest deadline first, at most limit.
 func (s *Store) ReservationListDue(ctx context.Context, now time.Time, limit int) ([]string, error) {

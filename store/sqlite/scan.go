@@ -32,7 +32,7 @@ func jsonArray[T any](values []T) (string, error) {
 func scanSKU(row rowScanner) (stockd.SKU, error) {
 	var sku stockd.SKU
 	var createdAtMicros int64
-	if err := row.Scan(&sku.ID, &sku.Name, &sku.Unit, &createdAtMicros); err != nil {
+	if err := row.Scan(&sku.ID, &sku.Name, &sku.Unit, &sku.Deduction, &sku.ApprovalThreshold, &createdAtMicros); err != nil {
 		return stockd.SKU{}, err
 	}
 	sku.CreatedAt = timeFromUnixMicros(createdAtMicros)
@@ -42,7 +42,7 @@ func scanSKU(row rowScanner) (stockd.SKU, error) {
 func scanLocation(row rowScanner) (stockd.Location, error) {
 	var loc stockd.Location
 	var createdAtMicros int64
-	if err := row.Scan(&loc.ID, &loc.Name, &loc.Priority, &createdAtMicros); err != nil {
+	if err := row.Scan(&loc.ID, &loc.Name, &loc.Priority, &loc.Inactive, &createdAtMicros); err != nil {
 		return stockd.Location{}, err
 	}
 	loc.CreatedAt = timeFromUnixMicros(createdAtMicros)
@@ -52,7 +52,7 @@ func scanLocation(row rowScanner) (stockd.Location, error) {
 func scanPosition(row rowScanner) (stockd.Position, error) {
 	var p stockd.Position
 	err := row.Scan(&p.SKU, &p.Location, &p.Pool,
-		&p.OnHand, &p.Reserved, &p.Committed, &p.Quarantined, &p.Priority)
+		&p.OnHand, &p.Reserved, &p.Committed, &p.Quarantined, &p.InTransit, &p.Incoming, &p.Priority)
 	return p, err
 }
 
@@ -61,7 +61,7 @@ func scanReservation(row rowScanner) (stockd.Reservation, error) {
 	var lines string
 	var expiresAtMicros, createdAtMicros, updatedAtMicros int64
 	err := row.Scan(&r.ID, &r.Key, &r.Status, &lines,
-		&expiresAtMicros, &createdAtMicros, &updatedAtMicros, &r.ReleaseReason)
+		&expiresAtMicros, &createdAtMicros, &updatedAtMicros, &r.ReleaseReason, &r.CustomerID)
 	if err != nil {
 		return stockd.Reservation{}, err
 	}
@@ -79,9 +79,9 @@ func scanLedgerEntry(row rowScanner) (stockd.LedgerEntry, error) {
 	var createdAtMicros int64
 	err := row.Scan(&e.Seq, &e.BusinessType, &e.BusinessID,
 		&e.Position.SKU, &e.Position.Location, &e.Position.Pool,
-		&e.Delta.OnHand, &e.Delta.Reserved, &e.Delta.Committed, &e.Delta.Quarantined,
-		&e.After.OnHand, &e.After.Reserved, &e.After.Committed, &e.After.Quarantined,
-		&e.ReservationID, &e.Actor, &e.Reason, &e.Reference, &createdAtMicros)
+		&e.Delta.OnHand, &e.Delta.Reserved, &e.Delta.Committed, &e.Delta.Quarantined, &e.Delta.InTransit, &e.Delta.Incoming,
+		&e.After.OnHand, &e.After.Reserved, &e.After.Committed, &e.After.Quarantined, &e.After.InTransit, &e.After.Incoming,
+		&e.ReservationID, &e.Actor, &e.Reason, &e.Approver, &e.Reference, &createdAtMicros)
 	if err != nil {
 		return stockd.LedgerEntry{}, err
 	}
@@ -97,4 +97,18 @@ func scanIdempotencyRecord(row rowScanner) (stockd.IdempotencyRecord, error) {
 	}
 	rec.CreatedAt = timeFromUnixMicros(createdAtMicros)
 	return rec, nil
+}
+
+// scanDocument reads documentColumns.
+func scanDocument(row rowScanner) (stockd.Document, error) {
+	var d stockd.Document
+	var body string
+	var createdAtMicros, updatedAtMicros int64
+	if err := row.Scan(&d.Kind, &d.ID, &d.Version, &body, &createdAtMicros, &updatedAtMicros); err != nil {
+		return stockd.Document{}, err
+	}
+	d.Body = []byte(body)
+	d.CreatedAt = timeFromUnixMicros(createdAtMicros)
+	d.UpdatedAt = timeFromUnixMicros(updatedAtMicros)
+	return d, nil
 }

@@ -271,7 +271,7 @@ func TestInterpretError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = tx.Write(ctx, &stockd.BatchWrites{SKUs: []stockd.SKU{{ID: "A", Unit: "piece"}}})
+	err = tx.Write(ctx, &stockd.BatchWrites{SKUs: []stockd.SKU{{ID: "A", Unit: "piece", Deduction: stockd.DeductionAtOrder}}})
 	if !errors.Is(err, store.ErrRetry) {
 		t.Errorf("insert of an existing sku: err = %v, want store.ErrRetry", err)
 	}

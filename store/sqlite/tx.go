@@ -69,8 +69,8 @@ func (t *tx) PositionsLock(ctx context.Context, skus []string) ([]stockd.Positio
 	return positions, nil
 }
 
-// SKUsExisting returns which of these SKU ids exist, sorted.
-func (t *tx) SKUsExisting(ctx context.Context, ids []string) ([]string, error) {
+// SKUsGet returns those of ids that exist, sorted by id.
+func (t *tx) SKUsGet(ctx context.Context, ids []string) ([]stockd.SKU, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -78,11 +78,32 @@ func (t *tx) SKUsExisting(ctx context.Context, ids []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	existing, err := queryAll(ctx, t.sqlTx, querySKUsExisting, scanString, idList)
+	skus, err := queryAll(ctx, t.sqlTx, querySKUsGet, scanSKU, idList)
 	if err != nil {
 		return nil, fmt.Errorf("read skus: %w", err)
 	}
-	return existing, nil
+	return skus, nil
+}
+
+// DocumentsLock reads the documents with these keys in key order; missing
+// ones are left out.
+func (t *tx) DocumentsLock(ctx context.Context, keys []stockd.DocKey) ([]stockd.Document, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	pairs := make([][2]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = [2]string{k.Kind, k.ID}
+	}
+	keyList, err := jsonArray(pairs)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := queryAll(ctx, t.sqlTx, queryDocumentsLock, scanDocument, keyList)
+	if err != nil {
+		return nil, fmt.Errorf("read documents: %w", err)
+	}
+	return docs, nil
 }
 
 // LocationList returns every location, by priority then id.

@@ -10,13 +10,21 @@ import (
 )
 
 // Write applies a batch's writes in the order foreign keys need: new SKUs
-// and locations, new positions, then counters, reservations, ledger entries
-// and idempotency records.
+// and locations and their changes, new positions, then counters,
+// reservations, documents, ledger entries and idempotency records.
 //
 // Each statement is prepared once per Write and executed once per row: a
 // batch can hold stockd.BatchSizeMax commands, each writing several rows,
 // and a prepare costs about what a row does.
 func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
+	var docsNew, docsChanged []stockd.Document
+	for _, d := range w.Documents {
+		if d.Version == 1 {
+			docsNew = append(docsNew, d)
+		} else {
+			docsChanged = append(docsChanged, d)
+		}
+	}
 	steps := []struct {
 		what  string
 		query string
@@ -25,11 +33,19 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 	}{
 		{"insert skus", querySKUInsert, len(w.SKUs), func(i int) ([]any, error) {
 			s := &w.SKUs[i]
-			return []any{s.ID, s.Name, s.Unit, unixMicros(s.CreatedAt)}, nil
+			return []any{s.ID, s.Name, s.Unit, s.Deduction, s.ApprovalThreshold, unixMicros(s.CreatedAt)}, nil
+		}},
+		{"update skus", querySKUUpdate, len(w.SKUsUpdated), func(i int) ([]any, error) {
+			s := &w.SKUsUpdated[i]
+			return []any{s.Name, s.Unit, s.Deduction, s.ApprovalThreshold, s.ID}, nil
 		}},
 		{"insert locations", queryLocationInsert, len(w.Locations), func(i int) ([]any, error) {
 			l := &w.Locations[i]
-			return []any{l.ID, l.Name, l.Priority, unixMicros(l.CreatedAt)}, nil
+			return []any{l.ID, l.Name, l.Priority, l.Inactive, unixMicros(l.CreatedAt)}, nil
+		}},
+		{"update locations", queryLocationUpdate, len(w.LocationsUpdated), func(i int) ([]any, error) {
+			l := &w.LocationsUpdated[i]
+			return []any{l.Name, l.Priority, l.Inactive, l.ID}, nil
 		}},
 		{"insert positions", queryPositionInsert, len(w.NewPositions), func(i int) ([]any, error) {
 			k := &w.NewPositions[i].PositionKey
@@ -37,7 +53,7 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 		}},
 		{"update positions", queryPositionUpdate, len(w.Positions), func(i int) ([]any, error) {
 			p := &w.Positions[i]
-			return []any{p.OnHand, p.Reserved, p.Committed, p.Quarantined, p.SKU, p.Location, p.Pool}, nil
+			return []any{p.OnHand, p.Reserved, p.Committed, p.Quarantined, p.InTransit, p.Incoming, p.SKU, p.Location, p.Pool}, nil
 		}},
 		{"insert reservations", queryReservationInsert, len(w.ReservationsNew), func(i int) ([]any, error) {
 			r := &w.ReservationsNew[i]
@@ -48,18 +64,30 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 			// lines is bound as a string: a []byte would be a BLOB, which
 			// the STRICT TEXT column refuses.
 			return []any{r.ID, r.Key, string(r.Status), string(lines),
-				unixMicros(r.ExpiresAt), unixMicros(r.CreatedAt), unixMicros(r.UpdatedAt), r.ReleaseReason}, nil
+				unixMicros(r.ExpiresAt), unixMicros(r.CreatedAt), unixMicros(r.UpdatedAt), r.ReleaseReason, r.CustomerID}, nil
 		}},
 		{"update reservations", queryReservationUpdate, len(w.ReservationsUpdated), func(i int) ([]any, error) {
 			r := &w.ReservationsUpdated[i]
-			return []any{string(r.Status), unixMicros(r.UpdatedAt), r.ReleaseReason, r.ID}, nil
+			lines, err := json.Marshal(r.Lines)
+			if err != nil {
+				return nil, fmt.Errorf("encode lines of reservation %q: %w", r.ID, err)
+			}
+			return []any{string(r.Status), unixMicros(r.UpdatedAt), r.ReleaseReason, string(lines), r.ID}, nil
+		}},
+		{"insert documents", queryDocumentInsert, len(docsNew), func(i int) ([]any, error) {
+			d := &docsNew[i]
+			return []any{d.Kind, d.ID, string(d.Body), unixMicros(d.CreatedAt), unixMicros(d.UpdatedAt)}, nil
+		}},
+		{"update documents", queryDocumentUpdate, len(docsChanged), func(i int) ([]any, error) {
+			d := &docsChanged[i]
+			return []any{d.Version, string(d.Body), unixMicros(d.UpdatedAt), d.Kind, d.ID, d.Version}, nil
 		}},
 		{"insert ledger entries", queryLedgerInsert, len(w.Ledger), func(i int) ([]any, error) {
 			e := &w.Ledger[i]
 			return []any{e.BusinessType, e.BusinessID, e.Position.SKU, e.Position.Location, e.Position.Pool,
-				e.Delta.OnHand, e.Delta.Reserved, e.Delta.Committed, e.Delta.Quarantined,
-				e.After.OnHand, e.After.Reserved, e.After.Committed, e.After.Quarantined,
-				e.ReservationID, e.Actor, e.Reason, e.Reference, unixMicros(e.CreatedAt)}, nil
+				e.Delta.OnHand, e.Delta.Reserved, e.Delta.Committed, e.Delta.Quarantined, e.Delta.InTransit, e.Delta.Incoming,
+				e.After.OnHand, e.After.Reserved, e.After.Committed, e.After.Quarantined, e.After.InTransit, e.After.Incoming,
+				e.ReservationID, e.Actor, e.Reason, e.Approver, e.Reference, unixMicros(e.CreatedAt)}, nil
 		}},
 		{"insert idempotency records", queryIdempotencyInsert, len(w.Idempotency), func(i int) ([]any, error) {
 			r := &w.Idempotency[i]
