@@ -72,7 +72,11 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		return
 	}
 	status := http.StatusOK
-	if result.Created {
+	switch {
+	case result.Pending:
+		// Accepted, not applied: it waits for another party (an approval).
+		status = http.StatusAccepted
+	case result.Created:
 		status = http.StatusCreated
 	}
 	writeJSON(w, status, m.answer(result))
