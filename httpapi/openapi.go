@@ -55,10 +55,9 @@ func mergeOpenAPI(files fs.FS) ([]byte, error) {
 			return nil, err
 		}
 		for k, v := range frag.Paths {
-			if _, dup := paths[k]; dup {
-				return nil, fmt.Errorf("%s: path %s is defined twice", name, k)
+			if err := mergePath(paths, k, v); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
 			}
-			paths[k] = v
 		}
 		for k, v := range frag.Components.Schemas {
 			if _, dup := schemas[k]; dup {
@@ -72,6 +71,27 @@ func mergeOpenAPI(files fs.FS) ([]byte, error) {
 		return nil, fmt.Errorf("encode merged openapi document: %w", err)
 	}
 	return out, nil
+}
+
+// mergePath adds a fragment's operations on one path: a feature may add a
+// method to a path another defined (PATCH beside GET), never redefine one.
+func mergePath(paths map[string]any, path string, item any) error {
+	ops, ok := item.(map[string]any)
+	if !ok {
+		return fmt.Errorf("path %s is not an object", path)
+	}
+	existing, ok := paths[path].(map[string]any)
+	if !ok {
+		paths[path] = ops
+		return nil
+	}
+	for method, op := range ops {
+		if _, dup := existing[method]; dup {
+			return fmt.Errorf("operation %s %s is defined twice", method, path)
+		}
+		existing[method] = op
+	}
+	return nil
 }
 
 func readJSON(files fs.FS, name string, v any) error {
