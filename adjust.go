@@ -5,35 +5,64 @@ func (a *Adjust) touches(t *Touches) {
 	t.SKUs = append(t.SKUs, a.Position.SKU)
 }
 
+// adjust applies an adjustment within its SKU's approval threshold, and
+// turns one beyond it into a pending approval that changes nothing yet.
+// An adjustment that could not apply now is refused at once rather than
+// left waiting for an approver.
 func (s *BatchState) adjust(c *Command) Result {
 	a := c.Adjust
-	if err := s.checkPosition(a.Position); err != nil {
+	delta, err := s.adjustDelta(a)
+	if err != nil {
 		return Result{Err: err}
+	}
+	if absQuantity(delta) > s.SKUs[a.Position.SKU].Threshold() {
+		return s.requestApproval(c, delta)
+	}
+	return s.applyAdjust(a, delta, LedgerEntry{
+		BusinessType: BusinessAdjustment, BusinessID: c.IdempotencyKey,
+		Actor: c.Actor, Reason: a.Reason, Reference: a.Reference,
+	})
+}
+
+// adjustDelta checks a against the locked position and returns the change
+// of on_hand it makes.
+func (s *BatchState) adjustDelta(a *Adjust) (int64, *Error) {
+	if err := s.checkPosition(a.Position); err != nil {
+		return 0, err
 	}
 	cur := s.peek(a.Position)
 	delta := a.Delta
 	if a.Set {
 		if cur.OnHand != a.ExpectedOnHand {
-			return Result{Err: Errorf(CodeStaleQuantity, "on_hand is %d, not the expected %d", cur.OnHand, a.ExpectedOnHand)}
+			return 0, Errorf(CodeStaleQuantity, "on_hand is %d, not the expected %d", cur.OnHand, a.ExpectedOnHand)
 		}
 		delta = a.SetOnHand - cur.OnHand
 	}
 	after := cur.Add(Counters{OnHand: delta})
 	if after.OnHand > CounterMax {
-		return Result{Err: InvalidField("delta", "on_hand would exceed %d", CounterMax)}
+		return 0, InvalidField("delta", "on_hand would exceed %d", CounterMax)
 	}
 	if after.Available() < 0 || after.OnHand < 0 {
-		return Result{Err: &Error{
+		return 0, &Error{
 			Code:    CodeInsufficientStock,
 			Message: "on_hand cannot go below what is reserved, committed and quarantined",
 			Lines:   []Shortfall{{SKU: a.Position.SKU, Location: a.Position.Location, Pool: a.Position.Pool, Requested: -delta, Available: cur.Available()}},
-		}}
+		}
 	}
+	return delta, nil
+}
+
+// applyAdjust changes on_hand by delta, already checked by adjustDelta.
+func (s *BatchState) applyAdjust(a *Adjust, delta int64, entry LedgerEntry) Result {
 	if delta != 0 {
-		s.change(a.Position, Counters{OnHand: delta}, LedgerEntry{
-			BusinessType: BusinessAdjustment, BusinessID: c.IdempotencyKey,
-			Actor: c.Actor, Reason: a.Reason, Reference: a.Reference,
-		})
+		s.change(a.Position, Counters{OnHand: delta}, entry)
 	}
 	return Result{Position: s.position(a.Position)}
+}
+
+func absQuantity(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }

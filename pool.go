@@ -1,6 +1,11 @@
 package stockd
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
 
 // Pool kinds. The normal pool (PoolDefault) has no document: it always
 // exists, never closes and never falls back.
@@ -12,6 +17,19 @@ const (
 	// window, and returned to normal when it closes.
 	PoolCampaign = "campaign"
 )
+
+// DocPoolStock is the document (id = pool name) listing where a campaign
+// pool holds stock. It is kept apart from the Pool document on purpose:
+// every reservation against the pool reads the Pool document, and only
+// allocations and the close read this one, so that naming every position
+// of the pool (poolTouches) never widens the locks of a reservation.
+const DocPoolStock = "pool_stock"
+
+// PoolPositionsMax bounds the (SKU, location) pairs one campaign pool may
+// hold stock at: the close locks and changes all of them in one batch.
+const PoolPositionsMax = 1000
+
+const KindPoolCreate CommandKind = "pool_create"
 
 // Pool is the document (DocPool, id = pool name) describing a pool other
 // than normal. Positions of the pool exist per SKU and location like any
@@ -49,6 +67,117 @@ func (p Pool) Sellable(now time.Time) bool {
 	return p.EndsAt == nil || now.Before(*p.EndsAt)
 }
 
+// PoolStock is the DocPoolStock document: the (SKU, location) pairs an
+// allocation ever moved stock to in a campaign pool.
+type PoolStock struct {
+	Pool      string          `json:"pool"`
+	Positions []PoolStockItem `json:"positions"`
+}
+
+// PoolStockItem is one place a campaign pool holds stock.
+type PoolStockItem struct {
+	SKU      string `json:"sku"`
+	Location string `json:"location"`
+}
+
+// PoolCreate defines a pool. A pool is never redefined: its positions and
+// reservations were decided under the first definition.
+type PoolCreate struct {
+	Pool Pool
+}
+
+func (p *PoolCreate) Kind() CommandKind { return KindPoolCreate }
+
+func (p *PoolCreate) Touches(t *Touches) {
+	t.Docs = append(t.Docs, DocKey{Kind: DocPool, ID: p.Pool.ID}, DocKey{Kind: DocPoolStock, ID: p.Pool.ID})
+}
+
+func (p *PoolCreate) normalize() *Error {
+	pool := &p.Pool
+	if !ValidIdentifier(pool.ID) {
+		return InvalidField("pool", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if pool.ID == PoolDefault {
+		return Errorf(CodeAlreadyExists, "pool %q always exists", PoolDefault)
+	}
+	if err := validText("name", pool.Name, NameLengthMax, false); err != nil {
+		return err
+	}
+	pool.ClosedAt = nil
+	switch pool.Kind {
+	case PoolChannel:
+		if pool.StartsAt != nil || pool.EndsAt != nil {
+			return InvalidField("starts_at", "only a campaign has a window")
+		}
+	case PoolCampaign:
+		if pool.FallbackToNormal {
+			return InvalidField("fallback_to_normal", "only a channel falls back to normal")
+		}
+		if pool.StartsAt == nil || pool.EndsAt == nil {
+			return InvalidField("ends_at", "a campaign needs starts_at and ends_at")
+		}
+		// What both databases keep, so that the stored window is the one
+		// decided on.
+		starts, ends := pool.StartsAt.UTC().Truncate(time.Microsecond), pool.EndsAt.UTC().Truncate(time.Microsecond)
+		if !ends.After(starts) {
+			return InvalidField("ends_at", "must be after starts_at")
+		}
+		pool.StartsAt, pool.EndsAt = &starts, &ends
+	default:
+		return InvalidField("kind", "must be one of channel, campaign")
+	}
+	return nil
+}
+
+func (p *PoolCreate) decide(s *BatchState, c *Command) Result {
+	var existing Pool
+	if s.docGet(DocPool, p.Pool.ID, &existing) {
+		return Result{Err: Errorf(CodeAlreadyExists, "pool %q already exists", p.Pool.ID)}
+	}
+	pool := p.Pool
+	pool.CreatedAt = s.Now
+	s.docPut(DocPool, pool.ID, pool)
+	if pool.Kind == PoolCampaign {
+		// Created with the pool, so that every allocation into it locks a
+		// row that exists rather than racing to insert it.
+		s.docPut(DocPoolStock, pool.ID, PoolStock{Pool: pool.ID, Positions: []PoolStockItem{}})
+	}
+	return Result{Object: objectOf(pool), Created: true}
+}
+
+// poolTouches adds what closing a campaign pool reads beyond its
+// documents: every SKU it holds stock of, and the normal positions its
+// leftovers go back to.
+func poolTouches(d *Document, t *Touches) {
+	var ps PoolStock
+	if err := json.Unmarshal(d.Body, &ps); err != nil {
+		panic(fmt.Sprintf("stockd: document %s/%s not decodable: %v", d.Kind, d.ID, err))
+	}
+	for _, p := range ps.Positions {
+		t.SKUs = append(t.SKUs, p.SKU)
+		t.Ensure = append(t.Ensure, PositionKey{SKU: p.SKU, Location: p.Location, Pool: PoolDefault})
+	}
+}
+
+// poolStockAdd records that the campaign pool holds stock of sku at
+// location, refusing past PoolPositionsMax.
+func (s *BatchState) poolStockAdd(pool, sku, location string) *Error {
+	var ps PoolStock
+	if !s.docGet(DocPoolStock, pool, &ps) {
+		ps = PoolStock{Pool: pool}
+	}
+	item := PoolStockItem{SKU: sku, Location: location}
+	if slices.Contains(ps.Positions, item) {
+		return nil
+	}
+	if len(ps.Positions) >= PoolPositionsMax {
+		return InvalidField("to_pool", "pool %q already holds stock at %d positions, the most a campaign may", pool, PoolPositionsMax)
+	}
+	ps.Positions = append(ps.Positions, item)
+	s.docPut(DocPoolStock, pool, ps)
+	return nil
+}
+
 // campaignReturn moves quantity just released at k back to the normal pool
 // when k's pool is a closed campaign, so that stock released after the
 // close is returned as the leftovers were.
@@ -56,4 +185,31 @@ func (s *BatchState) campaignReturn(k PositionKey, quantity int64, businessID, a
 	if k.Pool == PoolDefault {
 		return
 	}
+	var p Pool
+	if !s.docGet(DocPool, k.Pool, &p) || p.Kind != PoolCampaign || p.ClosedAt == nil {
+		return
+	}
+	// Never more than is free there: what else the position holds is still
+	// promised to other orders.
+	q := min(quantity, s.peek(k).Available())
+	if q <= 0 {
+		return
+	}
+	s.poolMove(k, PoolDefault, q, LedgerEntry{BusinessType: BusinessCampaignReturn, BusinessID: businessID, ReservationID: businessID, Actor: actor})
+}
+
+// poolMove moves q of on_hand from position from to the same SKU and
+// location in pool to, with one ledger entry at each end.
+func (s *BatchState) poolMove(from PositionKey, to string, q int64, entry LedgerEntry) {
+	s.change(from, Counters{OnHand: -q}, entry)
+	s.change(PositionKey{SKU: from.SKU, Location: from.Location, Pool: to}, Counters{OnHand: q}, entry)
+}
+
+// objectOf encodes an operation's answer; our own types always encode.
+func objectOf(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("stockd: answer not encodable: %v", err))
+	}
+	return b
 }

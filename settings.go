@@ -1,0 +1,120 @@
+package stockd
+
+const (
+	KindLocationUpdate CommandKind = "location_update"
+	KindSKUUpdate      CommandKind = "sku_update"
+)
+
+// LocationUpdate changes the settings of a location; a nil field is left
+// as it is.
+type LocationUpdate struct {
+	ID       string
+	Name     *string
+	Priority *int
+	Active   *bool
+}
+
+func (u *LocationUpdate) Kind() CommandKind { return KindLocationUpdate }
+
+// Touches names nothing: every batch reads the locations, and placement
+// decided under the old settings by a batch that committed first is a
+// fair outcome.
+func (u *LocationUpdate) Touches(t *Touches) {}
+
+func (u *LocationUpdate) normalize() *Error {
+	if !ValidIdentifier(u.ID) {
+		return InvalidField("location", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if u.Name == nil && u.Priority == nil && u.Active == nil {
+		return Errorf(CodeUnprocessable, "give at least one of name, priority, active")
+	}
+	if u.Name != nil {
+		if err := validText("name", *u.Name, NameLengthMax, false); err != nil {
+			return err
+		}
+	}
+	if u.Priority != nil && (*u.Priority < 0 || *u.Priority > LocationPriorityMax) {
+		return InvalidField("priority", "must be from 0 to %d", LocationPriorityMax)
+	}
+	return nil
+}
+
+func (u *LocationUpdate) decide(s *BatchState, c *Command) Result {
+	loc, ok := s.Locations[u.ID]
+	if !ok {
+		return Result{Err: Errorf(CodeUnknownLocation, "location %q is unknown", u.ID)}
+	}
+	if u.Name != nil {
+		loc.Name = *u.Name
+	}
+	if u.Priority != nil {
+		loc.Priority = *u.Priority
+	}
+	if u.Active != nil {
+		loc.Inactive = !*u.Active
+	}
+	s.Locations[u.ID] = loc
+	s.locsDirty[u.ID] = true
+	return Result{Location: &loc}
+}
+
+// SKUUpdate changes the settings of a SKU; a nil field is left as it is.
+type SKUUpdate struct {
+	ID                string
+	Name              *string
+	Deduction         *string
+	ApprovalThreshold *int64
+}
+
+func (u *SKUUpdate) Kind() CommandKind { return KindSKUUpdate }
+
+// Touches locks the SKU's positions: a change of deduction timing or
+// threshold then falls wholly before or after each reservation and
+// adjustment of the SKU.
+func (u *SKUUpdate) Touches(t *Touches) {
+	t.SKUs = append(t.SKUs, u.ID)
+}
+
+func (u *SKUUpdate) normalize() *Error {
+	if !ValidIdentifier(u.ID) {
+		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if u.Name == nil && u.Deduction == nil && u.ApprovalThreshold == nil {
+		return Errorf(CodeUnprocessable, "give at least one of name, deduction, approval_threshold")
+	}
+	if u.Name != nil {
+		if err := validText("name", *u.Name, NameLengthMax, false); err != nil {
+			return err
+		}
+	}
+	if u.Deduction != nil {
+		switch *u.Deduction {
+		case DeductionAtOrder, DeductionAtPayment, DeductionAtShipment:
+		default:
+			return InvalidField("deduction", "must be one of at_order, at_payment, at_shipment")
+		}
+	}
+	if u.ApprovalThreshold != nil && (*u.ApprovalThreshold < 1 || *u.ApprovalThreshold > QuantityMax) {
+		return InvalidField("approval_threshold", "must be an integer from 1 to %d", QuantityMax)
+	}
+	return nil
+}
+
+func (u *SKUUpdate) decide(s *BatchState, c *Command) Result {
+	sku, ok := s.SKUs[u.ID]
+	if !ok {
+		return Result{Err: Errorf(CodeUnknownSKU, "sku %q is unknown", u.ID)}
+	}
+	if u.Name != nil {
+		sku.Name = *u.Name
+	}
+	if u.Deduction != nil {
+		sku.Deduction = *u.Deduction
+	}
+	if u.ApprovalThreshold != nil {
+		sku.ApprovalThreshold = *u.ApprovalThreshold
+	}
+	s.SKUs[u.ID] = sku
+	s.skusDirty[u.ID] = true
+	return Result{SKU: &sku}
+}
