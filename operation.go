@@ -101,8 +101,13 @@ func ReservationTouches(r *Reservation, t *Touches) {
 // of a bundle reserved by the batch.
 func DocumentTouches(docs []Document, t *Touches) {
 	for i := range docs {
-		if docs[i].Kind == DocBundle {
+		switch docs[i].Kind {
+		case DocBundle:
 			bundleTouches(&docs[i], t)
+		case DocPoolStock:
+			poolTouches(&docs[i], t)
+		case DocApproval:
+			approvalTouches(&docs[i], t)
 		}
 	}
 }
