@@ -104,16 +104,26 @@ func exerciseKeys(h *harness) {
 		h.expect("GET", "/v1/keys", "", status, asAdmin(headerTestFault, fault))
 		h.expect("POST", "/v1/keys/"+admin.ID+"/revoke", "", status, asAdmin(headerTestFault, fault))
 	}
-	// No scope any route needs yet: every route refuses it.
+	// Every route refuses a key with one scope it does not need: approve
+	// for all but the approvals, read for those.
+	var reader CreatedAPIKey
 	a = h.expect("POST", "/v1/keys", `{"name":"approver","scopes":["approve"]}`, http.StatusCreated, asAdmin())
 	if err := json.Unmarshal(a.body, &approver); err != nil {
 		h.t.Fatal(err)
 	}
+	a = h.expect("POST", "/v1/keys", `{"name":"reader","scopes":["read"]}`, http.StatusCreated, asAdmin())
+	if err := json.Unmarshal(a.body, &reader); err != nil {
+		h.t.Fatal(err)
+	}
 	for _, rt := range h.scopedRoutes() {
 		method, path := routePath(rt)
+		lacking := approver.Secret
+		if rt.scope == stockd.ScopeApprove {
+			lacking = reader.Secret
+		}
 		h.expect(method, path, "", http.StatusUnauthorized, nil)
 		h.expect(method, path, "", http.StatusUnauthorized, bearer(victim.Secret))
-		h.expect(method, path, "", http.StatusForbidden, bearer(approver.Secret))
+		h.expect(method, path, "", http.StatusForbidden, bearer(lacking))
 	}
 }
 

@@ -223,6 +223,9 @@ func TestOpenAPIResponses(t *testing.T) {
 			}
 		}
 
+		// Each feature's endpoints.
+		exercisePools(h)
+
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)
 		requireCoverage(t, loadContract(t), append(h.recorded(), exerciseRateLimits(t, b)...))

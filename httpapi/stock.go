@@ -53,7 +53,12 @@ func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
 			}
 			return stockd.Command{Kind: stockd.KindAdjust, Adjust: adjust}, nil
 		},
-		answer: func(res stockd.Result) any { return positionOut(*res.Position) },
+		answer: func(res stockd.Result) any {
+			if res.Pending {
+				return objectAnswer[Approval](res)
+			}
+			return positionOut(*res.Position)
+		},
 	})
 }
 
