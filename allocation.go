@@ -37,11 +37,18 @@ func (a *Allocate) to() PositionKey {
 	return PositionKey{SKU: a.SKU, Location: a.Location, Pool: a.ToPool}
 }
 
-// Touches names both positions, the target pool's document that says
-// whether it takes stock, and its stock list a close will read.
+// Touches names the SKU's positions, the target pool's document that says
+// whether it takes stock, and its stock list a close will read. Only normal
+// positions are ensured: a position of another pool is created by the
+// allocation that first moves stock there (under the pool document's
+// lock), so a refused allocation leaves no empty row behind.
 func (a *Allocate) Touches(t *Touches) {
 	t.SKUs = append(t.SKUs, a.SKU)
-	t.Ensure = append(t.Ensure, a.from(), a.to())
+	for _, k := range []PositionKey{a.from(), a.to()} {
+		if k.Pool == PoolDefault {
+			t.Ensure = append(t.Ensure, k)
+		}
+	}
 	if a.ToPool != PoolDefault {
 		t.Docs = append(t.Docs, DocKey{Kind: DocPool, ID: a.ToPool}, DocKey{Kind: DocPoolStock, ID: a.ToPool})
 	}
