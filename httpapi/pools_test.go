@@ -350,3 +350,63 @@ func TestApprovalRaceHTTP(t *testing.T) {
 		}
 	})
 }
+
+// TestPoolsClient drives the pool endpoints through Client.
+func TestPoolsClient(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b)
+		h.seed(300, "A")
+		ctx := t.Context()
+		clerk := NewClient(h.url, WithHTTPClient(h.http), WithActor("clerk"))
+		boss := NewClient(h.url, WithHTTPClient(h.http), WithActor("boss"))
+		now := h.clock.Now()
+		starts, ends := now.Add(-time.Hour), now.Add(time.Hour)
+		if _, err := boss.CreatePool(ctx, CreatePoolParams{Pool: "sale", Kind: stockd.PoolCampaign, StartsAt: &starts, EndsAt: &ends}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := boss.CreatePool(ctx, CreatePoolParams{Pool: "sale", Kind: stockd.PoolChannel}); stockd.ErrorCode(err) != stockd.CodeAlreadyExists {
+			t.Fatalf("second create: %v, want already_exists", err)
+		}
+		alloc, err := boss.Allocate(ctx, AllocateParams{IdempotencyKey: "alloc", SKU: "A", ToPool: "sale", Quantity: 100})
+		if err != nil || alloc.To.OnHand != 100 || alloc.From.OnHand != 200 {
+			t.Fatalf("allocate: %+v, %v", alloc, err)
+		}
+		if again, err := boss.Allocate(ctx, AllocateParams{IdempotencyKey: "alloc", SKU: "A", ToPool: "sale", Quantity: 100}); err != nil || !again.Replayed {
+			t.Fatalf("allocate again: %+v, %v, want a replay", again, err)
+		}
+		if p, err := boss.CloseCampaign(ctx, "", "sale"); err != nil || p.ClosedAt == nil {
+			t.Fatalf("close: %+v, %v", p, err)
+		}
+		if p, err := boss.GetPool(ctx, "sale"); err != nil || p.ClosedAt == nil {
+			t.Fatalf("get: %+v, %v", p, err)
+		}
+		if list, err := boss.Pools(ctx, "", 10); err != nil || len(list.Pools) != 1 {
+			t.Fatalf("pools: %+v, %v", list, err)
+		}
+		active, threshold := false, int64(5)
+		if l, err := boss.UpdateLocation(ctx, UpdateLocationParams{Location: stockd.LocationDefault, Active: &active}); err != nil || l.Active {
+			t.Fatalf("update location: %+v, %v", l, err)
+		}
+		if s, err := boss.UpdateSKU(ctx, UpdateSKUParams{SKU: "A", ApprovalThreshold: &threshold}); err != nil || s.ApprovalThreshold != 5 {
+			t.Fatalf("update sku: %+v, %v", s, err)
+		}
+		h.mustAs("clerk", "POST", "/v1/adjustments", "big", `{"sku":"A","reason":"found","delta":6}`, http.StatusAccepted, nil)
+		list, err := boss.Approvals(ctx, stockd.ApprovalPending, "", 0)
+		if err != nil || len(list.Approvals) != 1 {
+			t.Fatalf("approvals: %+v, %v", list, err)
+		}
+		id := list.Approvals[0].ID
+		if _, err := clerk.Approve(ctx, "", id); stockd.ErrorCode(err) != stockd.CodeSelfApproval {
+			t.Fatalf("self approval: %v, want self_approval", err)
+		}
+		if ap, err := boss.Approve(ctx, "", id); err != nil || ap.Status != stockd.ApprovalApproved {
+			t.Fatalf("approve: %+v, %v", ap, err)
+		}
+		if _, err := boss.Reject(ctx, "", id); stockd.ErrorCode(err) != stockd.CodeInvalidTransition {
+			t.Fatalf("reject approved: %v, want invalid_transition", err)
+		}
+		if ap, err := boss.GetApproval(ctx, id); err != nil || ap.DecidedBy != "boss" {
+			t.Fatalf("get approval: %+v, %v", ap, err)
+		}
+	})
+}
