@@ -72,6 +72,7 @@ func testCampaignCloseRace(t *testing.T, h *Harness) {
 		t.Fatalf("failures: %v", failures)
 	}
 	held := int64(2 * len(ids))
+	t.Logf("%d of %d reservations landed before the close", len(ids), buyers)
 	sale, normal := h.poolCounters("a", "default", "sale"), h.poolCounters("a", "default", stockd.PoolDefault)
 	if sale.OnHand+normal.OnHand != stock {
 		t.Fatalf("on_hand sale %d + normal %d, want %d", sale.OnHand, normal.OnHand, stock)
