@@ -138,7 +138,7 @@ func (d *ApprovalDecision) decide(s *BatchState, c *Command) Result {
 		case ApprovalRejected:
 			return Result{Object: objectOf(ap)}
 		}
-		return Result{Err: Errorf(CodeInvalidTransition, "cannot reject a %s approval", ap.Status)}
+		return Result{Err: Errorf(CodeInvalidTransition, "approval %q is %s: only a pending one can be rejected", ap.ID, ap.Status)}
 	}
 	// Checked first, whatever the status: the requester never approves.
 	if c.Actor == ap.RequestedBy {
@@ -149,7 +149,7 @@ func (d *ApprovalDecision) decide(s *BatchState, c *Command) Result {
 	case ApprovalApproved:
 		return Result{Object: objectOf(ap)}
 	default:
-		return Result{Err: Errorf(CodeInvalidTransition, "cannot approve a %s approval", ap.Status)}
+		return Result{Err: Errorf(CodeInvalidTransition, "approval %q is %s: only a pending one can be approved", ap.ID, ap.Status)}
 	}
 	a := ap.Adjustment.adjust()
 	delta, err := s.adjustDelta(a)
