@@ -30,7 +30,7 @@ type ShipmentReceipt struct {
 	Shipped   []ShipmentLine `json:"lines"`
 	Positions []Position     `json:"positions"`
 	Reference string         `json:"reference,omitempty"`
-	CreatedAt time.Time `json:"created_at"`
+	CreatedAt time.Time      `json:"created_at"`
 }
 
 func (sh *Shipment) Kind() CommandKind { return KindShipment }
