@@ -206,7 +206,9 @@ func (r *PurchaseOrderReceipt) decide(s *BatchState, c *Command) Result {
 		return Result{Err: Errorf(CodeNotFound, "purchase order %q not found", r.OrderID)}
 	}
 	if d.Status == POCancelled {
-		return Result{Err: Errorf(CodeInvalidTransition, "purchase order %q is cancelled", d.ID)}
+		// Nothing is open any more. (invalid_transition is the
+		// reservations' code: it carries their status.)
+		return Result{Err: Errorf(CodeQuantityExceeded, "purchase order %q is cancelled: nothing is open to receive", d.ID)}
 	}
 	index := make([]int, len(r.Lines))
 	for i, l := range r.Lines {
@@ -254,7 +256,7 @@ func poOpen(d *PurchaseOrderDoc) int64 {
 
 // PurchaseOrderCancel gives up what an open order still expects: each
 // line's open quantity leaves incoming, once. Cancelling again answers the
-// order as it is. SKUs must list the order's SKUs: the caller reads them
+// order as it is; cancelling a fully received order is unprocessable. SKUs must list the order's SKUs: the caller reads them
 // from the order first (they never change), so that the batch locks their
 // positions with the document.
 type PurchaseOrderCancel struct {
@@ -293,7 +295,7 @@ func (r *PurchaseOrderCancel) decide(s *BatchState, c *Command) Result {
 	case POCancelled:
 		return Result{Object: mustJSON(d)}
 	case POReceived:
-		return Result{Err: Errorf(CodeInvalidTransition, "purchase order %q is fully received: nothing to cancel", d.ID)}
+		return Result{Err: Errorf(CodeUnprocessable, "purchase order %q is fully received: nothing to cancel", d.ID)}
 	}
 	for _, l := range d.Lines {
 		if _, ok := s.SKUs[l.SKU]; !ok {
