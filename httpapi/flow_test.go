@@ -32,14 +32,14 @@ func (h *harness) flowFixture() flowFixture {
 	h.t.Helper()
 	var f flowFixture
 	h.seed(20, "F")
-	h.must("POST", "/v1/skus", "sku-S", `{"sku":"S","deduction":"at_shipment"}`, http.StatusCreated, nil)
-	h.must("POST", "/v1/receipts", "receipt-S", `{"sku":"S","quantity":5}`, http.StatusOK, nil)
-	h.must("POST", "/v1/locations", "location-L1", `{"location":"L1","priority":1}`, http.StatusCreated, nil)
-	h.must("POST", "/v1/locations", "location-closed", `{"location":"closed","active":false}`, http.StatusCreated, nil)
-	h.must("POST", "/v1/reservations", "confirmed", `{"lines":[{"sku":"F","quantity":5,"location":"default"}],"commit":true}`, http.StatusCreated, &f.confirmed)
-	h.must("POST", "/v1/reservations", "fulfilled", `{"lines":[{"sku":"F","quantity":4,"location":"default"}],"commit":true}`, http.StatusCreated, &f.fulfilled)
-	h.must("POST", "/v1/reservations/"+f.fulfilled.ID+"/fulfil", "fulfil", "", http.StatusOK, nil)
-	h.must("POST", "/v1/reservations", "pending", `{"lines":[{"sku":"F","quantity":1,"location":"default"}]}`, http.StatusCreated, &f.pending)
+	h.must("POST", "/v1/skus", "flow-sku-S", `{"sku":"S","deduction":"at_shipment"}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/receipts", "flow-receipt-S", `{"sku":"S","quantity":5}`, http.StatusOK, nil)
+	h.must("POST", "/v1/locations", "flow-location-L1", `{"location":"flow-L1","priority":1}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/locations", "flow-location-closed", `{"location":"flow-closed","active":false}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/reservations", "flow-confirmed", `{"lines":[{"sku":"F","quantity":5,"location":"default"}],"commit":true}`, http.StatusCreated, &f.confirmed)
+	h.must("POST", "/v1/reservations", "flow-fulfilled", `{"lines":[{"sku":"F","quantity":4,"location":"default"}],"commit":true}`, http.StatusCreated, &f.fulfilled)
+	h.must("POST", "/v1/reservations/"+f.fulfilled.ID+"/fulfil", "flow-fulfil", "", http.StatusOK, nil)
+	h.must("POST", "/v1/reservations", "flow-pending", `{"lines":[{"sku":"F","quantity":1,"location":"default"}]}`, http.StatusCreated, &f.pending)
 	return f
 }
 
@@ -57,21 +57,21 @@ func exerciseFlow(h *harness) {
 
 	// Returns.
 	var refund ReturnReceipt
-	h.must("POST", "/v1/returns", "refund-1", returnOf(f.confirmed.ID, 2, `,"reference":"RMA-1"`), http.StatusCreated, &refund)
-	if a := h.must("POST", "/v1/returns", "refund-1", returnOf(f.confirmed.ID, 2, `,"reference":"RMA-1"`), http.StatusCreated, nil); a.header.Get(headerReplayed) != "true" {
+	h.must("POST", "/v1/returns", "flow-refund-1", returnOf(f.confirmed.ID, 2, `,"reference":"RMA-1"`), http.StatusCreated, &refund)
+	if a := h.must("POST", "/v1/returns", "flow-refund-1", returnOf(f.confirmed.ID, 2, `,"reference":"RMA-1"`), http.StatusCreated, nil); a.header.Get(headerReplayed) != "true" {
 		h.t.Fatal("retry of a refund was not a replay")
 	}
 	if refund.Type != "refund" || refund.Reservation.Lines[0].Refunded != 2 || refund.Lines[0].Quantity != 2 {
 		h.t.Fatalf("refund: %+v", refund)
 	}
-	h.refuse("POST", "/v1/returns", "refund-too-many", returnOf(f.confirmed.ID, 4, ""), http.StatusConflict, stockd.CodeQuantityExceeded)
-	h.refuse("POST", "/v1/returns", "refund-pending", returnOf(f.pending.ID, 1, ""), http.StatusConflict, stockd.CodeInvalidTransition)
-	h.refuse("POST", "/v1/returns", "refund-unknown", returnOf("nope", 1, ""), http.StatusNotFound, stockd.CodeNotFound)
-	h.refuse("POST", "/v1/returns", "refund-other-sku", `{"reservation_id":"`+f.confirmed.ID+`","lines":[{"sku":"S","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
-	h.refuse("POST", "/v1/returns", "refund-no-quantity", `{"reservation_id":"`+f.confirmed.ID+`","lines":[{"sku":"F"}]}`, http.StatusBadRequest, stockd.CodeInvalidInput)
+	h.refuse("POST", "/v1/returns", "flow-refund-too-many", returnOf(f.confirmed.ID, 4, ""), http.StatusConflict, stockd.CodeQuantityExceeded)
+	h.refuse("POST", "/v1/returns", "flow-refund-pending", returnOf(f.pending.ID, 1, ""), http.StatusConflict, stockd.CodeInvalidTransition)
+	h.refuse("POST", "/v1/returns", "flow-refund-unknown", returnOf("nope", 1, ""), http.StatusNotFound, stockd.CodeNotFound)
+	h.refuse("POST", "/v1/returns", "flow-refund-other-sku", `{"reservation_id":"`+f.confirmed.ID+`","lines":[{"sku":"S","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
+	h.refuse("POST", "/v1/returns", "flow-refund-no-quantity", `{"reservation_id":"`+f.confirmed.ID+`","lines":[{"sku":"F"}]}`, http.StatusBadRequest, stockd.CodeInvalidInput)
 	var ret ReturnReceipt
-	h.must("POST", "/v1/returns", "return-1", returnOf(f.fulfilled.ID, 3, ""), http.StatusCreated, &ret)
-	h.must("POST", "/v1/returns", "return-2", returnOf(f.fulfilled.ID, 1, `,"restock":true`), http.StatusCreated, nil)
+	h.must("POST", "/v1/returns", "flow-return-1", returnOf(f.fulfilled.ID, 3, ""), http.StatusCreated, &ret)
+	h.must("POST", "/v1/returns", "flow-return-2", returnOf(f.fulfilled.ID, 1, `,"restock":true`), http.StatusCreated, nil)
 	if ret.Type != "return" || ret.Reservation.Lines[0].Returned != 3 {
 		h.t.Fatalf("return: %+v", ret)
 	}
@@ -83,9 +83,9 @@ func exerciseFlow(h *harness) {
 	}
 
 	// Quarantine and moves.
-	h.must("POST", "/v1/quarantine/release", "q-release", `{"sku":"F","quantity":1}`, http.StatusOK, nil)
+	h.must("POST", "/v1/quarantine/release", "flow-q-release", `{"sku":"F","quantity":1}`, http.StatusOK, nil)
 	var scrapped Position
-	h.must("POST", "/v1/quarantine/scrap", "q-scrap", `{"sku":"F","location":"default","quantity":1,"reference":"QC-7"}`, http.StatusOK, &scrapped)
+	h.must("POST", "/v1/quarantine/scrap", "flow-q-scrap", `{"sku":"F","location":"default","quantity":1,"reference":"QC-7"}`, http.StatusOK, &scrapped)
 	if scrapped.OnHand != 19 || scrapped.Quarantined != 1 || scrapped.Available != 14 {
 		h.t.Fatalf("after scrap: %+v", scrapped)
 	}
@@ -95,53 +95,53 @@ func exerciseFlow(h *harness) {
 		h.refuse("POST", path, verb+"-unknown-sku", `{"sku":"NOPE","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownSKU)
 		h.refuse("POST", path, verb+"-unknown-location", `{"sku":"F","location":"nowhere","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownLocation)
 	}
-	h.refuse("POST", "/v1/quarantine/release", "release-reason", `{"sku":"F","quantity":1,"reason":"damage"}`, http.StatusBadRequest, stockd.CodeInvalidInput)
+	h.refuse("POST", "/v1/quarantine/release", "flow-release-reason", `{"sku":"F","quantity":1,"reason":"damage"}`, http.StatusBadRequest, stockd.CodeInvalidInput)
 	var moved Position
-	h.must("POST", "/v1/moves", "move-1", `{"sku":"F","from":"available","to":"quarantined","quantity":4}`, http.StatusOK, &moved)
+	h.must("POST", "/v1/moves", "flow-move-1", `{"sku":"F","from":"available","to":"quarantined","quantity":4}`, http.StatusOK, &moved)
 	if moved.Quarantined != 5 || moved.Available != 10 {
 		h.t.Fatalf("after move: %+v", moved)
 	}
-	h.must("POST", "/v1/moves", "move-2", `{"sku":"F","from":"quarantined","to":"available","quantity":2}`, http.StatusOK, nil)
-	h.refuse("POST", "/v1/moves", "move-short", `{"sku":"F","from":"available","to":"quarantined","quantity":100}`, http.StatusConflict, stockd.CodeInsufficientStock)
-	h.refuse("POST", "/v1/moves", "move-too-many", `{"sku":"F","from":"quarantined","to":"available","quantity":100}`, http.StatusConflict, stockd.CodeQuantityExceeded)
-	h.refuse("POST", "/v1/moves", "move-unknown-sku", `{"sku":"NOPE","from":"quarantined","to":"available","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownSKU)
-	h.refuse("POST", "/v1/moves", "move-unknown-location", `{"sku":"F","location":"nowhere","from":"quarantined","to":"available","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownLocation)
-	h.refuse("POST", "/v1/moves", "move-same", `{"sku":"F","from":"available","to":"available","quantity":1}`, http.StatusBadRequest, stockd.CodeInvalidInput)
+	h.must("POST", "/v1/moves", "flow-move-2", `{"sku":"F","from":"quarantined","to":"available","quantity":2}`, http.StatusOK, nil)
+	h.refuse("POST", "/v1/moves", "flow-move-short", `{"sku":"F","from":"available","to":"quarantined","quantity":100}`, http.StatusConflict, stockd.CodeInsufficientStock)
+	h.refuse("POST", "/v1/moves", "flow-move-too-many", `{"sku":"F","from":"quarantined","to":"available","quantity":100}`, http.StatusConflict, stockd.CodeQuantityExceeded)
+	h.refuse("POST", "/v1/moves", "flow-move-unknown-sku", `{"sku":"NOPE","from":"quarantined","to":"available","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownSKU)
+	h.refuse("POST", "/v1/moves", "flow-move-unknown-location", `{"sku":"F","location":"nowhere","from":"quarantined","to":"available","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownLocation)
+	h.refuse("POST", "/v1/moves", "flow-move-same", `{"sku":"F","from":"available","to":"available","quantity":1}`, http.StatusBadRequest, stockd.CodeInvalidInput)
 
 	// Shipments.
 	var shipment Shipment
-	h.must("POST", "/v1/shipments", "ship-1", `{"lines":[{"sku":"S","quantity":2},{"sku":"S","quantity":1}],"reference":"PKG-1"}`, http.StatusCreated, &shipment)
+	h.must("POST", "/v1/shipments", "flow-ship-1", `{"lines":[{"sku":"S","quantity":2},{"sku":"S","quantity":1}],"reference":"PKG-1"}`, http.StatusCreated, &shipment)
 	if len(shipment.Lines) != 1 || shipment.Lines[0].Quantity != 3 || shipment.Positions[0].OnHand != 2 {
 		h.t.Fatalf("shipment: %+v", shipment)
 	}
-	h.refuse("POST", "/v1/shipments", "ship-short", `{"lines":[{"sku":"S","quantity":3}]}`, http.StatusConflict, stockd.CodeInsufficientStock)
-	h.refuse("POST", "/v1/shipments", "ship-timing", `{"lines":[{"sku":"F","quantity":1}]}`, http.StatusConflict, stockd.CodeDeductionTiming)
-	h.refuse("POST", "/v1/shipments", "ship-unknown-sku", `{"lines":[{"sku":"NOPE","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownSKU)
-	h.refuse("POST", "/v1/shipments", "ship-unknown-location", `{"lines":[{"sku":"S","location":"nowhere","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownLocation)
+	h.refuse("POST", "/v1/shipments", "flow-ship-short", `{"lines":[{"sku":"S","quantity":3}]}`, http.StatusConflict, stockd.CodeInsufficientStock)
+	h.refuse("POST", "/v1/shipments", "flow-ship-timing", `{"lines":[{"sku":"F","quantity":1}]}`, http.StatusConflict, stockd.CodeDeductionTiming)
+	h.refuse("POST", "/v1/shipments", "flow-ship-unknown-sku", `{"lines":[{"sku":"NOPE","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownSKU)
+	h.refuse("POST", "/v1/shipments", "flow-ship-unknown-location", `{"lines":[{"sku":"S","location":"nowhere","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownLocation)
 
 	// Transfers.
 	var tr Transfer
-	h.must("POST", "/v1/transfers", "transfer-1", `{"sku":"F","from_location":"default","to_location":"L1","quantity":5,"reference":"TO-1"}`, http.StatusCreated, &tr)
+	h.must("POST", "/v1/transfers", "flow-transfer-1", `{"sku":"F","from_location":"default","to_location":"flow-L1","quantity":5,"reference":"TO-1"}`, http.StatusCreated, &tr)
 	if tr.Status != "open" || tr.Outstanding != 5 {
 		h.t.Fatalf("transfer: %+v", tr)
 	}
-	h.refuse("POST", "/v1/transfers", "transfer-short", `{"sku":"F","from_location":"default","to_location":"L1","quantity":100}`, http.StatusConflict, stockd.CodeInsufficientStock)
-	h.refuse("POST", "/v1/transfers", "transfer-closed", `{"sku":"F","from_location":"default","to_location":"closed","quantity":1}`, http.StatusConflict, stockd.CodeLocationInactive)
-	h.refuse("POST", "/v1/transfers", "transfer-unknown-sku", `{"sku":"NOPE","from_location":"default","to_location":"L1","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownSKU)
-	h.refuse("POST", "/v1/transfers", "transfer-unknown-location", `{"sku":"F","from_location":"default","to_location":"nowhere","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownLocation)
-	h.refuse("POST", "/v1/transfers", "transfer-same", `{"sku":"F","from_location":"L1","to_location":"L1","quantity":1}`, http.StatusBadRequest, stockd.CodeInvalidInput)
+	h.refuse("POST", "/v1/transfers", "flow-transfer-short", `{"sku":"F","from_location":"default","to_location":"flow-L1","quantity":100}`, http.StatusConflict, stockd.CodeInsufficientStock)
+	h.refuse("POST", "/v1/transfers", "flow-transfer-closed", `{"sku":"F","from_location":"default","to_location":"flow-closed","quantity":1}`, http.StatusConflict, stockd.CodeLocationInactive)
+	h.refuse("POST", "/v1/transfers", "flow-transfer-unknown-sku", `{"sku":"NOPE","from_location":"default","to_location":"flow-L1","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownSKU)
+	h.refuse("POST", "/v1/transfers", "flow-transfer-unknown-location", `{"sku":"F","from_location":"default","to_location":"nowhere","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownLocation)
+	h.refuse("POST", "/v1/transfers", "flow-transfer-same", `{"sku":"F","from_location":"flow-L1","to_location":"flow-L1","quantity":1}`, http.StatusBadRequest, stockd.CodeInvalidInput)
 	receipts := "/v1/transfers/" + tr.ID + "/receipts"
-	h.must("POST", receipts, "transfer-receipt-1", `{"quantity":2}`, http.StatusOK, &tr)
-	h.must("POST", receipts, "transfer-receipt-1", `{"quantity":2}`, http.StatusOK, &tr)
+	h.must("POST", receipts, "flow-transfer-receipt-1", `{"quantity":2}`, http.StatusOK, &tr)
+	h.must("POST", receipts, "flow-transfer-receipt-1", `{"quantity":2}`, http.StatusOK, &tr)
 	if tr.Received != 2 || tr.Outstanding != 3 || tr.Receipts != 1 {
 		h.t.Fatalf("after one receipt and its retry: %+v", tr)
 	}
-	h.refuse("POST", receipts, "transfer-receipt-too-many", `{"quantity":4}`, http.StatusConflict, stockd.CodeQuantityExceeded)
-	h.refuse("POST", "/v1/transfers/nope/receipts", "transfer-receipt-unknown", `{"quantity":1}`, http.StatusNotFound, stockd.CodeNotFound)
+	h.refuse("POST", receipts, "flow-transfer-receipt-too-many", `{"quantity":4}`, http.StatusConflict, stockd.CodeQuantityExceeded)
+	h.refuse("POST", "/v1/transfers/nope/receipts", "flow-transfer-receipt-unknown", `{"quantity":1}`, http.StatusNotFound, stockd.CodeNotFound)
 	var l1 Stock
 	h.must("GET", "/v1/stock/F", "", "", http.StatusOK, &l1)
 	for _, p := range l1.Positions {
-		if p.Location == "L1" && (p.InTransit != 3 || p.OnHand != 2 || p.Available != 2) {
+		if p.Location == "flow-L1" && (p.InTransit != 3 || p.OnHand != 2 || p.Available != 2) {
 			h.t.Fatalf("L1 during the transfer: %+v, want 3 in transit, 2 on hand and available", p)
 		}
 	}
@@ -150,41 +150,41 @@ func exerciseFlow(h *harness) {
 	h.refuse("GET", "/v1/transfers/a%3Bb", "", "", http.StatusBadRequest, stockd.CodeInvalidInput)
 
 	// Purchase orders.
-	order := `{"id":"PO-1","supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","quantity":10},{"sku":"S","location":"L1","quantity":3}]}`
+	order := `{"id":"PO-1","supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","quantity":10},{"sku":"S","location":"flow-L1","quantity":3}]}`
 	var po PurchaseOrder
-	h.must("POST", "/v1/purchase-orders", "po-1", order, http.StatusCreated, &po)
+	h.must("POST", "/v1/purchase-orders", "flow-po-1", order, http.StatusCreated, &po)
 	if po.Status != "open" || len(po.Lines) != 2 || po.Lines[0].Open != 10 {
 		h.t.Fatalf("purchase order: %+v", po)
 	}
-	h.refuse("POST", "/v1/purchase-orders", "po-again", order, http.StatusConflict, stockd.CodeAlreadyExists)
-	h.refuse("POST", "/v1/purchase-orders", "po-closed", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","location":"closed","quantity":1}]}`, http.StatusConflict, stockd.CodeLocationInactive)
-	h.refuse("POST", "/v1/purchase-orders", "po-unknown-sku", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"NOPE","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownSKU)
-	h.refuse("POST", "/v1/purchase-orders", "po-unknown-location", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","location":"nowhere","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownLocation)
-	h.refuse("POST", "/v1/purchase-orders", "po-no-date", `{"supplier":"Acme","lines":[{"sku":"F","quantity":1}]}`, http.StatusBadRequest, stockd.CodeInvalidInput)
+	h.refuse("POST", "/v1/purchase-orders", "flow-po-again", order, http.StatusConflict, stockd.CodeAlreadyExists)
+	h.refuse("POST", "/v1/purchase-orders", "flow-po-closed", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","location":"flow-closed","quantity":1}]}`, http.StatusConflict, stockd.CodeLocationInactive)
+	h.refuse("POST", "/v1/purchase-orders", "flow-po-unknown-sku", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"NOPE","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownSKU)
+	h.refuse("POST", "/v1/purchase-orders", "flow-po-unknown-location", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","location":"nowhere","quantity":1}]}`, http.StatusNotFound, stockd.CodeUnknownLocation)
+	h.refuse("POST", "/v1/purchase-orders", "flow-po-no-date", `{"supplier":"Acme","lines":[{"sku":"F","quantity":1}]}`, http.StatusBadRequest, stockd.CodeInvalidInput)
 	poReceipts := "/v1/purchase-orders/PO-1/receipts"
-	h.must("POST", poReceipts, "po-receipt-1", `{"lines":[{"sku":"F","quantity":4}],"reference":"DN-9"}`, http.StatusOK, &po)
+	h.must("POST", poReceipts, "flow-po-receipt-1", `{"lines":[{"sku":"F","quantity":4}],"reference":"DN-9"}`, http.StatusOK, &po)
 	if po.Lines[0].Received != 4 || po.Lines[0].Open != 6 || po.Receipts != 1 {
 		h.t.Fatalf("after a receipt: %+v", po)
 	}
-	h.refuse("POST", poReceipts, "po-receipt-too-many", `{"lines":[{"sku":"F","quantity":7}]}`, http.StatusConflict, stockd.CodeQuantityExceeded)
-	h.refuse("POST", poReceipts, "po-receipt-other", `{"lines":[{"sku":"S","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
-	h.refuse("POST", "/v1/purchase-orders/nope/receipts", "po-receipt-unknown", `{"lines":[{"sku":"F","quantity":1}]}`, http.StatusNotFound, stockd.CodeNotFound)
+	h.refuse("POST", poReceipts, "flow-po-receipt-too-many", `{"lines":[{"sku":"F","quantity":7}]}`, http.StatusConflict, stockd.CodeQuantityExceeded)
+	h.refuse("POST", poReceipts, "flow-po-receipt-other", `{"lines":[{"sku":"S","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
+	h.refuse("POST", "/v1/purchase-orders/nope/receipts", "flow-po-receipt-unknown", `{"lines":[{"sku":"F","quantity":1}]}`, http.StatusNotFound, stockd.CodeNotFound)
 	h.must("GET", "/v1/purchase-orders/PO-1", "", "", http.StatusOK, nil)
 	h.refuse("GET", "/v1/purchase-orders/nope", "", "", http.StatusNotFound, stockd.CodeNotFound)
 	h.refuse("GET", "/v1/purchase-orders/a%3Bb", "", "", http.StatusBadRequest, stockd.CodeInvalidInput)
-	h.must("POST", "/v1/purchase-orders/PO-1/cancel", "po-cancel", "", http.StatusOK, &po)
-	h.must("POST", "/v1/purchase-orders/PO-1/cancel", "po-cancel-again", "{}", http.StatusOK, nil)
+	h.must("POST", "/v1/purchase-orders/PO-1/cancel", "flow-po-cancel", "", http.StatusOK, &po)
+	h.must("POST", "/v1/purchase-orders/PO-1/cancel", "flow-po-cancel-again", "{}", http.StatusOK, nil)
 	if po.Status != "cancelled" || po.Lines[0].Open != 0 {
 		h.t.Fatalf("cancelled: %+v", po)
 	}
-	h.refuse("POST", poReceipts, "po-receipt-cancelled", `{"lines":[{"sku":"F","quantity":1}]}`, http.StatusConflict, stockd.CodeQuantityExceeded)
-	h.refuse("POST", "/v1/purchase-orders/nope/cancel", "po-cancel-unknown", "", http.StatusNotFound, stockd.CodeNotFound)
-	h.must("POST", "/v1/purchase-orders", "po-2", `{"id":"PO-2","supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"S","quantity":1}]}`, http.StatusCreated, nil)
-	h.must("POST", "/v1/purchase-orders/PO-2/receipts", "po-2-receipt", `{"lines":[{"sku":"S","quantity":1}]}`, http.StatusOK, &po)
+	h.refuse("POST", poReceipts, "flow-po-receipt-cancelled", `{"lines":[{"sku":"F","quantity":1}]}`, http.StatusConflict, stockd.CodeQuantityExceeded)
+	h.refuse("POST", "/v1/purchase-orders/nope/cancel", "flow-po-cancel-unknown", "", http.StatusNotFound, stockd.CodeNotFound)
+	h.must("POST", "/v1/purchase-orders", "flow-po-2", `{"id":"PO-2","supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"S","quantity":1}]}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/purchase-orders/PO-2/receipts", "flow-po-2-receipt", `{"lines":[{"sku":"S","quantity":1}]}`, http.StatusOK, &po)
 	if po.Status != "received" {
 		h.t.Fatalf("fully received: %+v", po)
 	}
-	h.refuse("POST", "/v1/purchase-orders/PO-2/cancel", "po-2-cancel", "", http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
+	h.refuse("POST", "/v1/purchase-orders/PO-2/cancel", "flow-po-2-cancel", "", http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
 	h.must("GET", "/v1/stock/F", "", "", http.StatusOK, &stock)
 	// The cancelled order's 6 open units left incoming; 3 of the transfer
 	// are still on their way to L1.
@@ -200,7 +200,7 @@ func exerciseFlow(h *harness) {
 		{"POST /v1/quarantine/scrap", "/v1/quarantine/scrap", `{"sku":"F","quantity":1}`},
 		{"POST /v1/moves", "/v1/moves", `{"sku":"F","from":"available","to":"quarantined","quantity":1}`},
 		{"POST /v1/shipments", "/v1/shipments", `{"lines":[{"sku":"S","quantity":1}]}`},
-		{"POST /v1/transfers", "/v1/transfers", `{"sku":"F","from_location":"default","to_location":"L1","quantity":1}`},
+		{"POST /v1/transfers", "/v1/transfers", `{"sku":"F","from_location":"default","to_location":"flow-L1","quantity":1}`},
 		{"POST /v1/transfers/{id}/receipts", receipts, `{"quantity":1}`},
 		{"POST /v1/purchase-orders", "/v1/purchase-orders", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","quantity":1}]}`},
 		{"POST /v1/purchase-orders/{id}/receipts", poReceipts, `{"lines":[{"sku":"F","quantity":1}]}`},
