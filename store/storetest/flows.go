@@ -30,6 +30,7 @@ func flowCases() []struct {
 		{"FlowTransferReceiptRace", testFlowTransferReceiptRace},
 		{"FlowPurchaseOrder", testFlowPurchaseOrder},
 		{"FlowPurchaseOrderCancelRace", testFlowPurchaseOrderCancelRace},
+		{"FlowProperty", testFlowProperty},
 	}
 }
 
