@@ -30,6 +30,7 @@ func flowCases() []struct {
 		{"FlowTransferReceiptRace", testFlowTransferReceiptRace},
 		{"FlowPurchaseOrder", testFlowPurchaseOrder},
 		{"FlowPurchaseOrderCancelRace", testFlowPurchaseOrderCancelRace},
+		{"FlowPurchaseOrderCreateRace", testFlowPurchaseOrderCreateRace},
 		{"FlowProperty", testFlowProperty},
 	}
 }
@@ -364,6 +365,10 @@ func testFlowTransfer(t *testing.T, h *Harness) {
 	}
 	h.wantCounters("a", "L2", stockd.Counters{OnHand: 6})
 	WantCode(t, h.Do(transferReceipt(tr.ID, "a", 1)), stockd.CodeQuantityExceeded)
+	// Emptying a location that was switched off is what transfers are for.
+	h.Receive("a", "closed", 2)
+	h.MustDo(transferCmd("a", "closed", "L2", 2))
+	h.wantCounters("a", "closed", stockd.Counters{})
 
 	doc, err := h.Store.DocumentGet(ctx, stockd.DocKey{Kind: stockd.DocTransfer, ID: tr.ID})
 	if err != nil || !jsonEqual(doc.Body, string(mustMarshal(t, done))) {
@@ -374,8 +379,8 @@ func testFlowTransfer(t *testing.T, h *Harness) {
 		receipts[1].Delta != (stockd.Counters{OnHand: 4, InTransit: -4}) {
 		t.Fatalf("transfer receipt entries = %+v", receipts)
 	}
-	if sent := h.ledgerOf("a", stockd.BusinessTransfer); len(sent) != 2 {
-		t.Fatalf("%d transfer entries, want 2 (out of L1, into transit at L2)", len(sent))
+	if sent := h.ledgerOf("a", stockd.BusinessTransfer); len(sent) != 4 {
+		t.Fatalf("%d transfer entries, want 4 (out of the source, into transit at L2, twice)", len(sent))
 	}
 	h.Verify()
 }
@@ -541,5 +546,40 @@ func testFlowPurchaseOrderCancelRace(t *testing.T, h *Harness) {
 	if c.Incoming != 0 || c.OnHand-cancelled != 20 {
 		t.Fatalf("counters %+v with %d cancelled, want received + cancelled = 20", c, -cancelled)
 	}
+	h.Verify()
+}
+
+// testFlowPurchaseOrderCreateRace: parallel creates of one order number
+// under different keys: one creates it, the others learn it exists, and
+// incoming counts it once.
+func testFlowPurchaseOrderCreateRace(t *testing.T, h *Harness) {
+	h.SKU("a")
+	const tries = 8
+	var wg sync.WaitGroup
+	results := make([]stockd.Result, tries)
+	errs := make([]error, tries)
+	for i := range tries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i], errs[i] = h.submitKey(fmt.Sprintf("race-%d", i), poCmd("PO-R", stockd.POLineRequest{SKU: "a", Quantity: 7}))
+		}()
+	}
+	wg.Wait()
+	created := 0
+	for i := range tries {
+		if errs[i] != nil {
+			t.Fatalf("create %d: %v", i, errs[i])
+		}
+		if results[i].Err == nil {
+			created++
+		} else if results[i].Err.Code != stockd.CodeAlreadyExists {
+			t.Fatalf("create %d: %v", i, results[i].Err)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d creates succeeded, want 1", created)
+	}
+	h.wantCounters("a", "default", stockd.Counters{Incoming: 7})
 	h.Verify()
 }
