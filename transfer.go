@@ -9,12 +9,14 @@ import (
 const (
 	KindTransfer        CommandKind = "transfer"
 	KindTransferReceipt CommandKind = "transfer_receipt"
+	KindTransferCancel  CommandKind = "transfer_cancel"
 )
 
 // Transfer statuses.
 const (
-	TransferOpen     = "open"
-	TransferReceived = "received"
+	TransferOpen      = "open"
+	TransferReceived  = "received"
+	TransferCancelled = "cancelled"
 )
 
 // Transfer sends Quantity of a SKU from one location's on_hand to
@@ -35,7 +37,8 @@ type Transfer struct {
 
 // TransferDoc is the document (DocTransfer, id = transfer id) of one
 // transfer. Receipts counts the receipts so far; receipt n writes its
-// ledger entries under the business id "<id>/r<n>".
+// ledger entries under the business id "<id>/r<n>". Cancelled is what a
+// cancel sent back to the source.
 type TransferDoc struct {
 	ID           string    `json:"id"`
 	SKU          string    `json:"sku"`
@@ -44,6 +47,7 @@ type TransferDoc struct {
 	Pool         string    `json:"pool"`
 	Quantity     int64     `json:"quantity"`
 	Received     int64     `json:"received"`
+	Cancelled    int64     `json:"cancelled,omitempty"`
 	Receipts     int       `json:"receipts"`
 	Status       string    `json:"status"`
 	Reference    string    `json:"reference,omitempty"`
@@ -52,7 +56,7 @@ type TransferDoc struct {
 }
 
 // Outstanding is what is still in transit.
-func (d TransferDoc) Outstanding() int64 { return d.Quantity - d.Received }
+func (d TransferDoc) Outstanding() int64 { return d.Quantity - d.Received - d.Cancelled }
 
 func (d TransferDoc) from() PositionKey {
 	return PositionKey{SKU: d.SKU, Location: d.FromLocation, Pool: d.Pool}
@@ -176,6 +180,63 @@ func (tr *TransferReceipt) decide(s *BatchState, c *Command) Result {
 		BusinessType: BusinessTransferReceipt, BusinessID: fmt.Sprintf("%s/r%d", d.ID, d.Receipts),
 		Actor: c.Actor, Reference: tr.Reference,
 	})
+	s.docPut(DocTransfer, d.ID, d)
+	return Result{Object: mustJSON(d)}
+}
+
+// TransferCancel gives up what a transfer still has in transit: it leaves
+// the target's in_transit and goes back into the source's on_hand (the
+// goods never left, or came back), once, under the business id
+// "<id>/cancel". Cancelling again answers the transfer as it is;
+// cancelling one fully received is unprocessable. SKU is the transfer's,
+// read by the caller first, as for TransferReceipt.
+type TransferCancel struct {
+	TransferID string
+	SKU        string
+}
+
+func (tc *TransferCancel) Kind() CommandKind { return KindTransferCancel }
+
+func (tc *TransferCancel) Touches(t *Touches) {
+	t.Docs = append(t.Docs, DocKey{Kind: DocTransfer, ID: tc.TransferID})
+	t.SKUs = append(t.SKUs, tc.SKU)
+}
+
+func (tc *TransferCancel) normalize() *Error {
+	if !ValidIdentifier(tc.TransferID) {
+		return InvalidField("id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if !ValidIdentifier(tc.SKU) {
+		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	return nil
+}
+
+func (tc *TransferCancel) decide(s *BatchState, c *Command) Result {
+	var d TransferDoc
+	if !s.docGet(DocTransfer, tc.TransferID, &d) {
+		return Result{Err: Errorf(CodeNotFound, "transfer %q not found", tc.TransferID)}
+	}
+	if d.SKU != tc.SKU {
+		return Result{Err: Errorf(CodeUnprocessable, "transfer %q moves sku %q, not %q", d.ID, d.SKU, tc.SKU)}
+	}
+	switch d.Status {
+	case TransferCancelled:
+		return Result{Object: mustJSON(d)}
+	case TransferReceived:
+		return Result{Err: Errorf(CodeUnprocessable, "transfer %q is fully received: nothing to cancel", d.ID)}
+	}
+	open := d.Outstanding()
+	from := d.from()
+	if s.peek(from).OnHand+open > CounterMax {
+		return Result{Err: Errorf(CodeInvalidInput, "on_hand at %s would exceed %d", from.Location, CounterMax)}
+	}
+	entry := LedgerEntry{BusinessType: BusinessTransfer, BusinessID: d.ID + "/cancel", Actor: c.Actor}
+	s.change(d.to(), Counters{InTransit: -open}, entry)
+	s.change(from, Counters{OnHand: open}, entry)
+	d.Cancelled = open
+	d.Status = TransferCancelled
+	d.UpdatedAt = s.Now
 	s.docPut(DocTransfer, d.ID, d)
 	return Result{Object: mustJSON(d)}
 }

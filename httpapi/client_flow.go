@@ -154,6 +154,18 @@ func (c *Client) ReceiveTransfer(ctx context.Context, p ReceiveTransferParams) (
 	return out, err
 }
 
+// CancelTransfer sends what a transfer still has in transit back to its
+// source.
+func (c *Client) CancelTransfer(ctx context.Context, id, key string) (Transfer, error) {
+	var out Transfer
+	replayed, err := c.do(ctx, call{
+		method: http.MethodPost, path: "/v1/transfers/" + url.PathEscape(id) + "/cancel", key: keyOrRandom(key),
+		body: emptyRequest{}, out: &out,
+	})
+	out.Replayed = replayed
+	return out, err
+}
+
 // GetTransfer reads a transfer.
 func (c *Client) GetTransfer(ctx context.Context, id string) (Transfer, error) {
 	var out Transfer

@@ -24,6 +24,7 @@ func (s *Server) flowRoutes() []route {
 		{"POST /v1/transfers", "transfer_create", stockd.ScopeStock, s.createTransfer},
 		{"GET /v1/transfers/{id}", "transfer_get", stockd.ScopeRead, s.getTransfer},
 		{"POST /v1/transfers/{id}/receipts", "transfer_receipt_create", stockd.ScopeStock, s.createTransferReceipt},
+		{"POST /v1/transfers/{id}/cancel", "transfer_cancel", stockd.ScopeStock, s.cancelTransfer},
 		{"POST /v1/purchase-orders", "purchase_order_create", stockd.ScopeStock, s.createPurchaseOrder},
 		{"GET /v1/purchase-orders/{id}", "purchase_order_get", stockd.ScopeRead, s.getPurchaseOrder},
 		{"POST /v1/purchase-orders/{id}/receipts", "purchase_order_receipt_create", stockd.ScopeStock, s.createPurchaseOrderReceipt},
@@ -156,6 +157,7 @@ type Transfer struct {
 	Pool         string    `json:"pool"`
 	Quantity     int64     `json:"quantity"`
 	Received     int64     `json:"received"`
+	Cancelled    int64     `json:"cancelled"`
 	Outstanding  int64     `json:"outstanding"`
 	Receipts     int       `json:"receipts"`
 	Status       string    `json:"status"`
@@ -215,7 +217,7 @@ func shipmentOut(r stockd.ShipmentReceipt) Shipment {
 
 func transferOut(d stockd.TransferDoc) Transfer {
 	return Transfer{ID: d.ID, SKU: d.SKU, FromLocation: d.FromLocation, ToLocation: d.ToLocation, Pool: d.Pool,
-		Quantity: d.Quantity, Received: d.Received, Outstanding: d.Outstanding(), Receipts: d.Receipts, Status: d.Status,
+		Quantity: d.Quantity, Received: d.Received, Cancelled: d.Cancelled, Outstanding: d.Outstanding(), Receipts: d.Receipts, Status: d.Status,
 		Reference: d.Reference, CreatedAt: d.CreatedAt.UTC(), UpdatedAt: d.UpdatedAt.UTC()}
 }
 
@@ -396,6 +398,27 @@ func (s *Server) createTransferReceipt(w http.ResponseWriter, r *http.Request) {
 			return stockd.Command{Kind: stockd.KindTransferReceipt, Op: &stockd.TransferReceipt{
 				TransferID: id, SKU: d.SKU, Quantity: q, Reference: req.Reference,
 			}}, nil
+		},
+		answer: objectOut(transferOut),
+	})
+}
+
+// cancelTransfer reads the transfer first, as createTransferReceipt does.
+func (s *Server) cancelTransfer(w http.ResponseWriter, r *http.Request) {
+	var req emptyRequest
+	s.mutate(w, r, mutation{
+		body:         &req,
+		bodyOptional: true,
+		command: func() (stockd.Command, *stockd.Error) {
+			id, err := pathIdentifier(r, "id")
+			if err != nil {
+				return stockd.Command{}, err
+			}
+			var d stockd.TransferDoc
+			if err := s.readDocument(r, stockd.DocTransfer, id, "transfer", &d); err != nil {
+				return stockd.Command{}, err
+			}
+			return stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id, SKU: d.SKU}}, nil
 		},
 		answer: objectOut(transferOut),
 	})

@@ -145,6 +145,18 @@ func exerciseFlow(h *harness) {
 			h.t.Fatalf("L1 during the transfer: %+v, want 3 in transit, 2 on hand and available", p)
 		}
 	}
+	var moving, arrived Transfer
+	h.must("POST", "/v1/transfers", "flow-transfer-2", `{"sku":"F","from_location":"default","to_location":"flow-L1","quantity":1}`, http.StatusCreated, &moving)
+	h.must("POST", "/v1/transfers/"+moving.ID+"/cancel", "flow-transfer-2-cancel", "", http.StatusOK, &moving)
+	h.must("POST", "/v1/transfers/"+moving.ID+"/cancel", "flow-transfer-2-cancel-again", "{}", http.StatusOK, nil)
+	if moving.Status != "cancelled" || moving.Cancelled != 1 || moving.Outstanding != 0 {
+		h.t.Fatalf("cancelled transfer: %+v", moving)
+	}
+	h.refuse("POST", "/v1/transfers/"+moving.ID+"/receipts", "flow-transfer-2-receipt", `{"quantity":1}`, http.StatusConflict, stockd.CodeQuantityExceeded)
+	h.refuse("POST", "/v1/transfers/nope/cancel", "flow-transfer-cancel-unknown", "", http.StatusNotFound, stockd.CodeNotFound)
+	h.must("POST", "/v1/transfers", "flow-transfer-3", `{"sku":"F","from_location":"default","to_location":"flow-L1","quantity":1}`, http.StatusCreated, &arrived)
+	h.must("POST", "/v1/transfers/"+arrived.ID+"/receipts", "flow-transfer-3-receipt", `{"quantity":1}`, http.StatusOK, nil)
+	h.refuse("POST", "/v1/transfers/"+arrived.ID+"/cancel", "flow-transfer-3-cancel", "", http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
 	h.must("GET", "/v1/transfers/"+tr.ID, "", "", http.StatusOK, nil)
 	h.refuse("GET", "/v1/transfers/nope", "", "", http.StatusNotFound, stockd.CodeNotFound)
 	h.refuse("GET", "/v1/transfers/a%3Bb", "", "", http.StatusBadRequest, stockd.CodeInvalidInput)
@@ -186,8 +198,9 @@ func exerciseFlow(h *harness) {
 	}
 	h.refuse("POST", "/v1/purchase-orders/PO-2/cancel", "flow-po-2-cancel", "", http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
 	h.must("GET", "/v1/stock/F", "", "", http.StatusOK, &stock)
-	// The cancelled order's 6 open units left incoming; 3 of the transfer
-	// are still on their way to L1.
+	// The cancelled order's 6 open units left incoming; 3 of the first
+	// transfer are still on their way to L1, the second came back and the
+	// third arrived.
 	if stock.Totals.Incoming != 0 || stock.Totals.OnHand != 20 || stock.Totals.InTransit != 3 {
 		h.t.Fatalf("stock of F at the end = %+v", stock.Totals)
 	}
@@ -202,6 +215,7 @@ func exerciseFlow(h *harness) {
 		{"POST /v1/shipments", "/v1/shipments", `{"lines":[{"sku":"S","quantity":1}]}`},
 		{"POST /v1/transfers", "/v1/transfers", `{"sku":"F","from_location":"default","to_location":"flow-L1","quantity":1}`},
 		{"POST /v1/transfers/{id}/receipts", receipts, `{"quantity":1}`},
+		{"POST /v1/transfers/{id}/cancel", "/v1/transfers/" + tr.ID + "/cancel", ""},
 		{"POST /v1/purchase-orders", "/v1/purchase-orders", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"F","quantity":1}]}`},
 		{"POST /v1/purchase-orders/{id}/receipts", poReceipts, `{"lines":[{"sku":"F","quantity":1}]}`},
 		{"POST /v1/purchase-orders/{id}/cancel", "/v1/purchase-orders/PO-1/cancel", ""},
@@ -330,6 +344,13 @@ func TestFlowClient(t *testing.T) {
 		}
 		_, err = c.ReceiveTransfer(ctx, ReceiveTransferParams{TransferID: tr.ID, Quantity: 1})
 		requireCode(t, err, stockd.CodeQuantityExceeded)
+		back, err := c.Transfer(ctx, TransferParams{SKU: "A", FromLocation: "default", ToLocation: "L1", Quantity: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back, err = c.CancelTransfer(ctx, back.ID, ""); err != nil || back.Status != "cancelled" || back.Cancelled != 1 {
+			t.Fatalf("CancelTransfer: %+v, %v", back, err)
+		}
 
 		po, err := c.CreatePurchaseOrder(ctx, CreatePurchaseOrderParams{Supplier: "Acme", ExpectedAt: time.Date(2026, 12, 24, 0, 0, 0, 0, time.UTC),
 			Lines: []PurchaseOrderLineParams{{SKU: "A", Location: "L1", Quantity: 5}}})

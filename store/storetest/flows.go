@@ -382,7 +382,38 @@ func testFlowTransfer(t *testing.T, h *Harness) {
 	if sent := h.ledgerOf("a", stockd.BusinessTransfer); len(sent) != 4 {
 		t.Fatalf("%d transfer entries, want 4 (out of the source, into transit at L2, twice)", len(sent))
 	}
+
+	// A cancel sends what is still in transit back, once.
+	h.Receive("a", "L1", 3)
+	tr2 := object[stockd.TransferDoc](t, h.Do(transferCmd("a", "L1", "L2", 3)))
+	h.MustDo(transferReceipt(tr2.ID, "a", 1))
+	cancelled := object[stockd.TransferDoc](t, h.Do(transferCancel(tr2.ID, "a")))
+	if cancelled.Status != stockd.TransferCancelled || cancelled.Cancelled != 2 || cancelled.Outstanding() != 0 {
+		t.Fatalf("cancelled transfer: %+v", cancelled)
+	}
+	h.wantCounters("a", "L1", stockd.Counters{OnHand: 6, Reserved: 4})
+	// What is still in transit at L2 is the transfer out of closed.
+	h.wantCounters("a", "L2", stockd.Counters{OnHand: 7, InTransit: 2})
+	if again := h.Do(transferCancel(tr2.ID, "a")); again.Err != nil || string(again.Object) != string(mustMarshal(t, cancelled)) {
+		t.Fatalf("cancel again: %+v, want the transfer unchanged", again)
+	}
+	WantCode(t, h.Do(transferReceipt(tr2.ID, "a", 1)), stockd.CodeQuantityExceeded)
+	WantCode(t, h.Do(transferCancel(tr.ID, "a")), stockd.CodeUnprocessable)
+	WantCode(t, h.Do(transferCancel("no-such-id", "a")), stockd.CodeNotFound)
+	back := 0
+	for _, e := range h.ledgerOf("a", stockd.BusinessTransfer) {
+		if e.BusinessID == tr2.ID+"/cancel" {
+			back++
+		}
+	}
+	if back != 2 {
+		t.Fatalf("%d cancel entries, want 2 (out of transit at L2, back into L1)", back)
+	}
 	h.Verify()
+}
+
+func transferCancel(id, sku string) stockd.Command {
+	return stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id, SKU: sku}}
 }
 
 func mustMarshal(t testing.TB, v any) []byte {

@@ -33,6 +33,7 @@ type flowReservation struct {
 type flowTransfer struct {
 	from, to    stockd.PositionKey
 	outstanding int64
+	cancelled   bool
 }
 
 type flowOrder struct {
@@ -259,6 +260,21 @@ func (r *flowRun) transferReceipt(t *rapid.T) {
 	tr.outstanding -= q
 }
 
+func (r *flowRun) transferCancel(t *rapid.T) {
+	id, tr := pick(t, r.model.transfers, "transfer")
+	got := r.submit(t, stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id, SKU: tr.to.SKU}})
+	if !tr.cancelled && tr.outstanding == 0 {
+		expect(t, "cancel of a received transfer", got, stockd.CodeUnprocessable)
+		return
+	}
+	expect(t, "transfer cancel", got, "")
+	if !tr.cancelled {
+		r.model.add(tr.to, stockd.Counters{InTransit: -tr.outstanding})
+		r.model.add(tr.from, stockd.Counters{OnHand: tr.outstanding})
+		tr.outstanding, tr.cancelled = 0, true
+	}
+}
+
 func (r *flowRun) order(t *rapid.T) {
 	k := r.position(t)
 	q := rapid.Int64Range(1, 10).Draw(t, "quantity")
@@ -381,6 +397,7 @@ func testFlowProperty(t *testing.T, h *Harness) {
 			"quarantine":       r.quarantine,
 			"transfer":         r.transfer,
 			"transfer receipt": r.transferReceipt,
+			"transfer cancel":  r.transferCancel,
 			"order":            r.order,
 			"order receipt":    r.orderReceipt,
 			"order cancel":     r.orderCancel,
