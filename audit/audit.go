@@ -104,11 +104,13 @@ func verify(ctx context.Context, s store.AuditReader) (Report, error) {
 		rep.OpenReservations++
 		for _, l := range r.Lines {
 			b := get(l.Key())
+			// What a refund before shipment gave back is no longer held.
+			held := l.Quantity - l.Refunded
 			switch r.Status {
 			case stockd.StatusPending:
-				b.open.Reserved += l.Quantity
+				b.open.Reserved += held
 			case stockd.StatusConfirmed:
-				b.open.Committed += l.Quantity
+				b.open.Committed += held
 			default:
 				return fmt.Errorf("reservation %s is %s, not open", r.ID, r.Status)
 			}
