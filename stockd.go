@@ -125,6 +125,7 @@ type Location struct {
 //	pending --confirm--> confirmed --fulfil--> fulfilled
 //	pending --release--> released
 //	pending --expire---> expired
+//	confirmed --return (every line refunded before shipment)--> released
 type ReservationStatus string
 
 const (

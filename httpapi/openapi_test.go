@@ -225,6 +225,7 @@ func TestOpenAPIResponses(t *testing.T) {
 
 		// Each feature's endpoints.
 		exercisePools(h)
+		exerciseFlow(h)
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)
