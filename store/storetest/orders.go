@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine"
 )
 
 // orderCases are the conformance cases of the order features.
@@ -256,50 +257,87 @@ func testOrderBundles(t *testing.T, h *Harness) {
 	h.Verify()
 }
 
-// testOrderBundleRace: bundles and their component reserved concurrently
-// never oversell the component, and every hold is in the ledger.
+// replicas returns n engines on the harness's store, as n processes of the
+// service: their batches are separate transactions that race in the
+// database, with nothing shared in memory.
+func (h *Harness) replicas(n int) []*engine.Engine {
+	engines := make([]*engine.Engine, n)
+	for i := range engines {
+		engines[i] = engine.New(engine.Config{Store: h.Store, Now: h.Clock.Now})
+		h.T.Cleanup(engines[i].Close)
+	}
+	return engines
+}
+
+// race submits reserve(i) on replica i, all at once, and returns the
+// results in order.
+func (h *Harness) race(n int, reserve func(i int) *stockd.Reserve) []stockd.Result {
+	h.T.Helper()
+	engines := h.replicas(n)
+	h.keys++ // a fresh key space per race: keys of an earlier race would replay
+	round := h.keys
+	results := make([]stockd.Result, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			key := fmt.Sprintf("race-%d-%d", round, i)
+			results[i], errs[i] = engines[i].Submit(context.Background(), stockd.Command{
+				Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key, Reserve: reserve(i),
+			})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			h.T.Fatalf("submit %d: %v", i, err)
+		}
+	}
+	return results
+}
+
+// testOrderBundleRace: bundles and their component reserved concurrently,
+// in separate transactions, never oversell the component, and refuse only
+// what could not be served.
 func testOrderBundleRace(t *testing.T, h *Harness) {
 	h.SKU("kit")
 	h.SKU("c")
 	h.MustDo(defineBundle("kit", stockd.BundleComponent{SKU: "c", Quantity: 2}))
 	h.Receive("c", "default", 10)
 	const workers = 12
-	var wg sync.WaitGroup
-	results := make([]stockd.Result, workers)
-	errs := make([]error, workers)
-	for i := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sku := "kit"
-			if i%2 == 1 {
-				sku = "c"
-			}
-			key := fmt.Sprintf("race-%d", i)
-			results[i], errs[i] = h.Engine.Submit(context.Background(), stockd.Command{
-				Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-				Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line(sku, 1)}},
-			})
-		}()
-	}
-	wg.Wait()
-	var held int64
-	for i, res := range results {
-		if errs[i] != nil {
-			t.Fatalf("submit %d: %v", i, errs[i])
+	need := func(i int) int64 { return 2 - int64(i%2) } // kit:1 needs 2 of c, c:1 needs 1
+	results := h.race(workers, func(i int) *stockd.Reserve {
+		sku := "kit"
+		if i%2 == 1 {
+			sku = "c"
 		}
+		return &stockd.Reserve{Lines: []stockd.LineRequest{line(sku, 1)}}
+	})
+	var held int64
+	var refused []int
+	for i, res := range results {
 		switch {
 		case res.Err == nil:
 			for _, l := range res.Reservation.Lines {
 				held += l.Quantity
 			}
-		case res.Err.Code != stockd.CodeInsufficientStock:
+		case res.Err.Code == stockd.CodeInsufficientStock:
+			refused = append(refused, i)
+		default:
 			t.Fatalf("reserve %d: %v", i, res.Err)
 		}
 	}
 	c := h.Counters("c", "default")
 	if held > 10 || c.Reserved != held || c.Available() != 10-held {
 		t.Fatalf("held %d by answers, counters %+v: oversold or lost", held, c)
+	}
+	// Available only falls, so a refusal means it was short then and is now.
+	for _, i := range refused {
+		if c.Available() >= need(i) {
+			t.Fatalf("reserve %d of %d refused, yet %d is still available", i, need(i), c.Available())
+		}
 	}
 	h.Verify()
 }
@@ -366,42 +404,48 @@ func testOrderLimits(t *testing.T, h *Harness) {
 	h.Verify()
 }
 
-// testOrderLimitRace: parallel reservations by one customer at the limit
-// pass exactly the allowed quantity, never more.
+// testOrderLimitRace: parallel reservations by one customer at the limit,
+// in separate transactions, pass exactly the allowed quantity. First each
+// names another SKU in one campaign pool, so that only the limit's
+// documents are shared; then all name one SKU.
 func testOrderLimitRace(t *testing.T, h *Harness) {
+	const workers, allowed = 10, 3
+	for i := range workers {
+		sku := fmt.Sprintf("s%d", i)
+		h.SKU(sku)
+		h.receiveInto(stockd.PositionKey{SKU: sku, Location: "default", Pool: "drop"}, 5)
+	}
+	h.MustDo(setLimit(stockd.LimitScopeCampaign, "drop", allowed, 3600))
+	results := h.race(workers, func(i int) *stockd.Reserve {
+		return &stockd.Reserve{CustomerID: "greedy", Lines: []stockd.LineRequest{inPool(fmt.Sprintf("s%d", i), "drop", 1)}}
+	})
+	if passed := countPassed(t, results, stockd.CodePurchaseLimitExceeded); passed != allowed {
+		t.Fatalf("campaign: %d reservations passed, want exactly %d", passed, allowed)
+	}
+
 	h.SKU("lim")
 	h.Receive("lim", "default", 100)
-	h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", 3, 3600))
-	const workers = 10
-	var wg sync.WaitGroup
-	results := make([]stockd.Result, workers)
-	errs := make([]error, workers)
-	for i := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			key := fmt.Sprintf("limit-race-%d", i)
-			results[i], errs[i] = h.Engine.Submit(context.Background(), stockd.Command{
-				Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-				Reserve: &stockd.Reserve{CustomerID: "greedy", Lines: []stockd.LineRequest{line("lim", 1)}},
-			})
-		}()
+	h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", allowed, 3600))
+	results = h.race(workers, func(i int) *stockd.Reserve {
+		return &stockd.Reserve{CustomerID: "greedy", Lines: []stockd.LineRequest{line("lim", 1)}}
+	})
+	if passed := countPassed(t, results, stockd.CodePurchaseLimitExceeded); passed != allowed || h.Counters("lim", "default").Reserved != allowed {
+		t.Fatalf("sku: %d reservations passed, %d reserved; want exactly %d", passed, h.Counters("lim", "default").Reserved, allowed)
 	}
-	wg.Wait()
+	h.Verify()
+}
+
+// countPassed counts the successes and fails t on a failure other than code.
+func countPassed(t *testing.T, results []stockd.Result, code string) int {
+	t.Helper()
 	passed := 0
 	for i, res := range results {
-		if errs[i] != nil {
-			t.Fatalf("submit %d: %v", i, errs[i])
-		}
 		switch {
 		case res.Err == nil:
 			passed++
-		case res.Err.Code != stockd.CodePurchaseLimitExceeded:
+		case res.Err.Code != code:
 			t.Fatalf("reserve %d: %v", i, res.Err)
 		}
 	}
-	if c := h.Counters("lim", "default"); passed != 3 || c.Reserved != 3 {
-		t.Fatalf("%d reservations passed, %d reserved; want exactly 3", passed, c.Reserved)
-	}
-	h.Verify()
+	return passed
 }
