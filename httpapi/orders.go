@@ -47,7 +47,7 @@ type Bundle struct {
 // active locations; a reservation of n bundles by the priority strategy
 // also needs one location holding each component line whole.
 type BundleAvailability struct {
-	Available  int64                   `json:"available"`
+	Available  int64                    `json:"available"`
 	Components []BundleComponentBalance `json:"components"`
 }
 
