@@ -28,8 +28,8 @@ type placement struct {
 	short     []Shortfall
 }
 
-func newPlacement(s *BatchState, wants int) *placement {
-	return &placement{s: s, taken: make(map[PositionKey]int64, wants), lines: make([]ReservationLine, 0, wants)}
+func newPlacement(s *BatchState, wants int) placement {
+	return placement{s: s, taken: make(map[PositionKey]int64, wants), lines: make([]ReservationLine, 0, wants)}
 }
 
 // place places every want by strategy; what cannot be placed is in p.short.
@@ -205,21 +205,19 @@ func (p *placement) activeLocations() []string {
 	if p.locations != nil {
 		return p.locations
 	}
-	locs := make([]Location, 0, len(p.s.Locations))
-	for _, l := range p.s.Locations {
+	locs := make([]string, 0, len(p.s.Locations))
+	for id, l := range p.s.Locations {
 		if !l.Inactive {
-			locs = append(locs, l)
+			locs = append(locs, id)
 		}
 	}
 	sort.Slice(locs, func(i, j int) bool {
-		if locs[i].Priority != locs[j].Priority {
-			return locs[i].Priority < locs[j].Priority
+		pi, pj := p.s.Locations[locs[i]].Priority, p.s.Locations[locs[j]].Priority
+		if pi != pj {
+			return pi < pj
 		}
-		return locs[i].ID < locs[j].ID
+		return locs[i] < locs[j]
 	})
-	p.locations = make([]string, len(locs))
-	for i, l := range locs {
-		p.locations[i] = l.ID
-	}
+	p.locations = locs
 	return p.locations
 }

@@ -65,7 +65,6 @@ func (s *BatchState) reserve(c *Command) Result {
 	s.writes.ReservationsNew = append(s.writes.ReservationsNew, res)
 	s.Reservations[res.ID] = &res
 	out := res
-	out.Lines = append([]ReservationLine(nil), res.Lines...)
 	return Result{Reservation: &out, Created: true}
 }
 
