@@ -221,3 +221,19 @@ func (p *placement) activeLocations() []string {
 	p.locations = locs
 	return p.locations
 }
+
+// ServedElsewhere reports whether a reservation line may take its stock
+// somewhere other than its own (SKU, pool): a bundle SKU's components, or
+// the normal pool of a pool that falls back. The engine's sold-out memory
+// must not mark such a line when its own key has nothing available. It
+// reads the documents the batch locked.
+func (s *BatchState) ServedElsewhere(l LineRequest) bool {
+	if _, ok := s.Docs[DocKey{Kind: DocBundle, ID: l.SKU}]; ok {
+		return true
+	}
+	if l.Pool == PoolDefault || l.Pool == "" {
+		return false
+	}
+	var p Pool
+	return s.docGet(DocPool, l.Pool, &p) && p.FallbackToNormal
+}
