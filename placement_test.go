@@ -95,3 +95,22 @@ func TestPlacementPools(t *testing.T) {
 		t.Fatalf("ended campaign = %v, want campaign_not_active", res[2].Err)
 	}
 }
+
+// TestPlacementSingleLocationWithFallback: a location holding one line in
+// its pool and the other in normal (the pool falls back) holds the order.
+func TestPlacementSingleLocationWithFallback(t *testing.T) {
+	s := newState(map[PositionKey]int64{pk("a", "w1"): 1, pk("b", "w1"): 1, {SKU: "a", Location: "w2", Pool: "web"}: 1, pk("b", "w2"): 1})
+	s.docPut(DocPool, "web", Pool{ID: "web", Kind: PoolChannel, FallbackToNormal: true})
+	res := s.Apply([]Command{reserveBy(StrategySingleLocation, LineRequest{SKU: "a", Pool: "web", Quantity: 1}, LineRequest{SKU: "b", Quantity: 1})})[0]
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	got := fmt.Sprint(res.Reservation.Lines)
+	want := fmt.Sprint([]ReservationLine{{SKU: "a", Quantity: 1, Location: "w1", Pool: PoolDefault}, {SKU: "b", Quantity: 1, Location: "w1", Pool: PoolDefault}})
+	if got != want {
+		t.Fatalf("lines = %s, want %s (w1 first by priority, a from normal)", got, want)
+	}
+	if !s.ServedElsewhere(LineRequest{SKU: "a", Pool: "web"}) || s.ServedElsewhere(LineRequest{SKU: "a", Pool: PoolDefault}) {
+		t.Fatal("ServedElsewhere: want true for a pool that falls back, false for normal")
+	}
+}

@@ -68,3 +68,27 @@ func TestLimitSetNormalize(t *testing.T) {
 		}
 	}
 }
+
+// TestPurchaseLimitUsageBounded: a customer's usage document remembers at
+// most UsageEntriesMax orders; past that the customer waits for the window.
+func TestPurchaseLimitUsageBounded(t *testing.T) {
+	s := newState(map[PositionKey]int64{pk("a", "w1"): 1000})
+	s.docPut(DocLimit, "sku:a", PurchaseLimit{ID: "sku:a", Scope: LimitScopeSKU, Target: "a", MaxQuantityPerCustomer: QuantityMax, WindowSeconds: 60})
+	cmds := make([]Command, UsageEntriesMax+1)
+	for i := range cmds {
+		cmds[i] = reserveBy("", LineRequest{SKU: "a", Quantity: 1})
+		cmds[i].Reserve.CustomerID = "c"
+	}
+	res := s.Apply(cmds)
+	for i, r := range res[:UsageEntriesMax] {
+		if r.Err != nil {
+			t.Fatalf("order %d: %v", i, r.Err)
+		}
+	}
+	if r := res[UsageEntriesMax]; r.Err == nil || r.Err.Code != CodePurchaseLimitExceeded {
+		t.Fatalf("order past the bound = %v, want purchase_limit_exceeded", r.Err)
+	}
+	if len(s.Writes().Documents) != 2 { // the limit and the usage
+		t.Fatalf("documents written = %d", len(s.Writes().Documents))
+	}
+}
