@@ -206,8 +206,8 @@ func (s *BatchState) usage(customer string) Usage {
 	return u
 }
 
-// limitCharge records what reservation id counts against each limit.
-func (s *BatchState) limitCharge(customer, id string, charges []limitCharge) {
+// limitRecord records what reservation id counts against each limit.
+func (s *BatchState) limitRecord(customer, id string, charges []limitCharge) {
 	if len(charges) == 0 {
 		return
 	}

@@ -61,7 +61,7 @@ func (s *BatchState) reserve(c *Command) Result {
 			})
 		}
 	}
-	s.limitCharge(req.CustomerID, res.ID, charges)
+	s.limitRecord(req.CustomerID, res.ID, charges)
 	s.writes.ReservationsNew = append(s.writes.ReservationsNew, res)
 	s.Reservations[res.ID] = &res
 	out := res
