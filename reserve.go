@@ -1,9 +1,6 @@
 package stockd
 
-import (
-	"fmt"
-	"sort"
-)
+import "fmt"
 
 // touches names the positions of every line's SKU, and the documents that
 // may shape the decision: a bundle definition under each line's SKU, the
@@ -23,106 +20,124 @@ func (r *Reserve) touches(t *Touches) {
 // reserve places every line or none. Lines are decided against the locked
 // counters as changed by earlier commands of the batch and earlier lines of
 // the same order, so a later request never takes stock an earlier one could
-// have had.
+// have had. Refusals that depend on no counter (an unknown or inactive
+// location, a closed campaign, the SKU's deduction timing, a purchase
+// limit) come before placement.
 func (s *BatchState) reserve(c *Command) Result {
 	req := c.Reserve
-	placed := make([]ReservationLine, 0, len(req.Lines))
-	taken := map[PositionKey]int64{}
-	var short []Shortfall
-	for _, l := range req.Lines {
-		if _, ok := s.SKUs[l.SKU]; !ok {
-			return Result{Err: Errorf(CodeUnknownSKU, "sku %q is unknown", l.SKU)}
-		}
-		if l.Location != "" {
-			if _, ok := s.Locations[l.Location]; !ok {
-				return Result{Err: Errorf(CodeUnknownLocation, "location %q is unknown", l.Location)}
-			}
-		}
-		key, avail, ok := s.place(l, taken)
-		if !ok {
-			short = append(short, Shortfall{SKU: l.SKU, Location: l.Location, Pool: l.Pool, Requested: l.Quantity, Available: avail})
-			continue
-		}
-		if _, seen := taken[key]; seen {
-			// A line without a location landed where another line of this
-			// order is: one line per position keeps the ledger unique.
-			for i := range placed {
-				if placed[i].Key() == key {
-					placed[i].Quantity += l.Quantity
-				}
-			}
-		} else {
-			placed = append(placed, ReservationLine{SKU: l.SKU, Quantity: l.Quantity, Location: key.Location, Pool: key.Pool})
-		}
-		taken[key] += l.Quantity
+	wants, err := s.expand(req)
+	if err != nil {
+		return Result{Err: err}
 	}
-	if len(short) > 0 {
-		return Result{Err: &Error{Code: CodeInsufficientStock, Message: "not enough stock for every line", Lines: short}}
+	charges, err := s.limitCheck(req)
+	if err != nil {
+		return Result{Err: err}
+	}
+	p := newPlacement(s, len(wants))
+	p.place(wants, req.Strategy)
+	if len(p.short) > 0 {
+		return Result{Err: &Error{Code: CodeInsufficientStock, Message: "not enough stock for every line", Lines: p.short}}
 	}
 	res := Reservation{
-		ID:        s.NewID(),
-		Key:       c.IdempotencyKey,
-		Status:    StatusPending,
-		Lines:     placed,
-		ExpiresAt: s.Now.Add(req.TTL),
-		CreatedAt: s.Now,
-		UpdatedAt: s.Now,
+		ID:         s.NewID(),
+		Key:        c.IdempotencyKey,
+		Status:     StatusPending,
+		Lines:      p.lines,
+		CustomerID: req.CustomerID,
+		ExpiresAt:  s.Now.Add(req.TTL),
+		CreatedAt:  s.Now,
+		UpdatedAt:  s.Now,
 	}
-	for _, l := range placed {
+	for _, l := range res.Lines {
 		s.change(l.Key(), Counters{Reserved: l.Quantity}, LedgerEntry{
 			BusinessType: BusinessReserve, BusinessID: res.ID, ReservationID: res.ID, Actor: c.Actor,
 		})
 	}
 	if req.Commit {
 		res.Status = StatusConfirmed
-		for _, l := range placed {
+		for _, l := range res.Lines {
 			s.change(l.Key(), Counters{Reserved: -l.Quantity, Committed: l.Quantity}, LedgerEntry{
 				BusinessType: BusinessConfirm, BusinessID: res.ID, ReservationID: res.ID, Actor: c.Actor,
 			})
 		}
 	}
+	s.limitRecord(req.CustomerID, res.ID, charges)
 	s.writes.ReservationsNew = append(s.writes.ReservationsNew, res)
 	s.Reservations[res.ID] = &res
 	out := res
 	return Result{Reservation: &out, Created: true}
 }
 
-// place picks the position for a line: the named one, or the first location
-// by priority (then id) whose available, less what this order already took,
-// holds the whole line. On failure it returns the best available seen.
-func (s *BatchState) place(l LineRequest, taken map[PositionKey]int64) (PositionKey, int64, bool) {
-	if l.Location != "" {
-		k := PositionKey{SKU: l.SKU, Location: l.Location, Pool: l.Pool}
-		avail := s.peek(k).Available() - taken[k]
-		return k, avail, avail >= l.Quantity
-	}
-	var best int64
-	for _, k := range s.candidates(l.SKU, l.Pool) {
-		avail := s.peek(k).Available() - taken[k]
-		if avail >= l.Quantity {
-			return k, avail, true
+// expand checks each request line against the catalogue, the locations,
+// the pools and the deduction timings, and turns it into what placement
+// places: the line itself, or the components of the bundle it names.
+func (s *BatchState) expand(req *Reserve) ([]want, *Error) {
+	wants := make([]want, 0, len(req.Lines))
+	for _, l := range req.Lines {
+		sku, ok := s.SKUs[l.SKU]
+		if !ok {
+			return nil, Errorf(CodeUnknownSKU, "sku %q is unknown", l.SKU)
 		}
-		best = max(best, avail)
+		if l.Location != "" {
+			loc, ok := s.Locations[l.Location]
+			if !ok {
+				return nil, Errorf(CodeUnknownLocation, "location %q is unknown", l.Location)
+			}
+			if loc.Inactive {
+				return nil, Errorf(CodeLocationInactive, "location %q is inactive", l.Location)
+			}
+		}
+		pools, err := s.linePools(l.Pool)
+		if err != nil {
+			return nil, err
+		}
+		if err := deductionRefusal(sku, req.Commit); err != nil {
+			return nil, err
+		}
+		var b Bundle
+		if !s.docGet(DocBundle, l.SKU, &b) {
+			wants = append(wants, want{SKU: l.SKU, Quantity: l.Quantity, Location: l.Location, Pools: pools})
+			continue
+		}
+		for _, comp := range b.Components {
+			csku, ok := s.SKUs[comp.SKU]
+			if !ok {
+				panic("stockd: bundle " + b.ID + " component " + comp.SKU + " not locked")
+			}
+			if err := deductionRefusal(csku, req.Commit); err != nil {
+				return nil, err
+			}
+			// Both factors are bounded (QuantityMax, BundleComponentQuantityMax):
+			// the product cannot overflow.
+			q := l.Quantity * comp.Quantity
+			if q > QuantityMax {
+				return nil, InvalidField("quantity", "%d of bundle %s needs %d of %s, above %d", l.Quantity, l.SKU, q, comp.SKU, QuantityMax)
+			}
+			wants = append(wants, want{SKU: comp.SKU, Quantity: q, Location: l.Location, Pools: pools, Bundle: l.SKU})
+		}
 	}
-	return PositionKey{}, best, false
+	return wants, nil
 }
 
-// candidates lists the SKU's positions in a pool, by location priority.
-func (s *BatchState) candidates(sku, pool string) []PositionKey {
-	var keys []PositionKey
-	for k := range s.Positions {
-		if k.SKU == sku && k.Pool == pool {
-			keys = append(keys, k)
-		}
+// linePools lists the pools a line naming pool may take stock from: the
+// pool, then normal when its document says it falls back. A pool with no
+// document is a channel without fallback; one not sellable now (a campaign
+// outside its window, or closed) refuses the order.
+func (s *BatchState) linePools(pool string) ([]string, *Error) {
+	if pool == PoolDefault {
+		return []string{PoolDefault}, nil
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		pi, pj := s.Locations[keys[i].Location].Priority, s.Locations[keys[j].Location].Priority
-		if pi != pj {
-			return pi < pj
-		}
-		return keys[i].Location < keys[j].Location
-	})
-	return keys
+	var doc Pool
+	if !s.docGet(DocPool, pool, &doc) {
+		return []string{pool}, nil
+	}
+	if !doc.Sellable(s.Now) {
+		return nil, Errorf(CodeCampaignNotActive, "pool %q takes no reservations now", pool)
+	}
+	if doc.FallbackToNormal {
+		return []string{pool, PoolDefault}, nil
+	}
+	return []string{pool}, nil
 }
 
 // transition moves a reservation along the state machine. Each move is

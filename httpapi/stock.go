@@ -76,7 +76,28 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, stockOut(sku, positions))
+	b, isBundle, err := s.bundle(r.Context(), sku)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	if !isBundle {
+		writeJSON(w, http.StatusOK, stockOut(sku, positions))
+		return
+	}
+	avail, err := s.bundleAvailability(r.Context(), b)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, bundleStock{Stock: stockOut(sku, positions), Bundle: &avail})
+}
+
+// bundleStock is the stock answer of a bundle SKU: its own positions (it
+// holds no stock) and what its components make.
+type bundleStock struct {
+	Stock
+	Bundle *BundleAvailability `json:"bundle,omitempty"`
 }
 
 // skuExists reports whether sku exists; when it does not, or the store

@@ -1,0 +1,239 @@
+package stockd
+
+import "sort"
+
+// want is one line to place once bundles are expanded: a SKU that holds
+// stock, the pools it may come from in order of preference, and the bundle
+// it was reserved for.
+type want struct {
+	SKU      string
+	Quantity int64
+	Location string // "" lets the strategy choose
+	// Pools is the named pool, then normal when the pool falls back.
+	Pools  []string
+	Bundle string
+}
+
+// placement places the wants of one order against the locked counters as
+// changed by earlier commands of the batch, less what earlier wants of
+// this order took. Placed quantities on one position merge into one line:
+// the ledger is unique per reservation and position.
+type placement struct {
+	s     *BatchState
+	taken map[PositionKey]int64
+	// locations are the active locations by priority, then id; built on
+	// first use, so that a line naming its location never sorts them.
+	locations []string
+	lines     []ReservationLine
+	short     []Shortfall
+}
+
+func newPlacement(s *BatchState, wants int) placement {
+	return placement{s: s, taken: make(map[PositionKey]int64, wants), lines: make([]ReservationLine, 0, wants)}
+}
+
+// place places every want by strategy; what cannot be placed is in p.short.
+func (p *placement) place(wants []want, strategy string) {
+	var free []want
+	for _, w := range wants {
+		if w.Location != "" {
+			p.placeNamed(w)
+			continue
+		}
+		if strategy != StrategySingleLocation {
+			p.placeFree(w, strategy)
+			continue
+		}
+		free = append(free, w)
+	}
+	if len(free) == 0 {
+		return
+	}
+	if loc, ok := p.singleLocation(free); ok {
+		for _, w := range free {
+			p.take(PositionKey{SKU: w.SKU, Location: loc, Pool: p.poolAt(w, loc)}, w.Quantity, w.Bundle)
+		}
+		return
+	}
+	for _, w := range free {
+		p.placeFree(w, StrategyPriority)
+	}
+}
+
+// available is what position k can still give this order.
+func (p *placement) available(k PositionKey) int64 {
+	return p.s.peek(k).Available() - p.taken[k]
+}
+
+// placeNamed places a want at the location it names, in the first of its
+// pools that holds it whole.
+func (p *placement) placeNamed(w want) {
+	var best int64
+	for _, pool := range w.Pools {
+		k := PositionKey{SKU: w.SKU, Location: w.Location, Pool: pool}
+		avail := p.available(k)
+		if avail >= w.Quantity {
+			p.take(k, w.Quantity, w.Bundle)
+			return
+		}
+		best = max(best, avail)
+	}
+	p.shortOf(w, best)
+}
+
+// placeFree places a want that names no location: whole at the first
+// active location by priority (pool by pool), or, for split, piece by
+// piece across locations by priority.
+func (p *placement) placeFree(w want, strategy string) {
+	if strategy == StrategySplit {
+		p.placeSplit(w)
+		return
+	}
+	var best int64
+	for _, pool := range w.Pools {
+		for _, loc := range p.activeLocations() {
+			k := PositionKey{SKU: w.SKU, Location: loc, Pool: pool}
+			avail := p.available(k)
+			if avail >= w.Quantity {
+				p.take(k, w.Quantity, w.Bundle)
+				return
+			}
+			best = max(best, avail)
+		}
+	}
+	p.shortOf(w, best)
+}
+
+// placeSplit takes what each position holds, by pool then location
+// priority, until the want is served; nothing when all of them together
+// cannot serve it.
+func (p *placement) placeSplit(w want) {
+	var total int64
+	for _, pool := range w.Pools {
+		for _, loc := range p.activeLocations() {
+			total += max(p.available(PositionKey{SKU: w.SKU, Location: loc, Pool: pool}), 0)
+		}
+	}
+	if total < w.Quantity {
+		p.shortOf(w, total)
+		return
+	}
+	rest := w.Quantity
+	for _, pool := range w.Pools {
+		for _, loc := range p.activeLocations() {
+			k := PositionKey{SKU: w.SKU, Location: loc, Pool: pool}
+			if q := min(max(p.available(k), 0), rest); q > 0 {
+				p.take(k, q, w.Bundle)
+				rest -= q
+			}
+			if rest == 0 {
+				return
+			}
+		}
+	}
+}
+
+// singleLocation returns the first active location by priority that holds
+// every want whole, in one of each want's pools.
+func (p *placement) singleLocation(wants []want) (string, bool) {
+	for _, loc := range p.activeLocations() {
+		extra := map[PositionKey]int64{}
+		fits := true
+		for _, w := range wants {
+			k, ok := p.fit(w, loc, extra)
+			if !ok {
+				fits = false
+				break
+			}
+			extra[k] += w.Quantity
+		}
+		if fits {
+			return loc, true
+		}
+	}
+	return "", false
+}
+
+// fit returns the position at loc, in the first of w's pools, that holds w
+// beside what this order took and extra.
+func (p *placement) fit(w want, loc string, extra map[PositionKey]int64) (PositionKey, bool) {
+	for _, pool := range w.Pools {
+		k := PositionKey{SKU: w.SKU, Location: loc, Pool: pool}
+		if p.available(k)-extra[k] >= w.Quantity {
+			return k, true
+		}
+	}
+	return PositionKey{}, false
+}
+
+// poolAt is the pool singleLocation found for w at loc; it runs in the
+// same order, so wants placed one by one land where they were fitted.
+func (p *placement) poolAt(w want, loc string) string {
+	k, ok := p.fit(w, loc, nil)
+	if !ok {
+		panic("stockd: single_location placement lost its fit")
+	}
+	return k.Pool
+}
+
+// take holds quantity at k for the order. A component line and a plain
+// line merged on one position keep a bundle tag only when they share it.
+func (p *placement) take(k PositionKey, quantity int64, bundle string) {
+	if _, seen := p.taken[k]; seen {
+		for i := range p.lines {
+			if p.lines[i].Key() == k {
+				p.lines[i].Quantity += quantity
+				if p.lines[i].Bundle != bundle {
+					p.lines[i].Bundle = ""
+				}
+			}
+		}
+	} else {
+		p.lines = append(p.lines, ReservationLine{SKU: k.SKU, Quantity: quantity, Location: k.Location, Pool: k.Pool, Bundle: bundle})
+	}
+	p.taken[k] += quantity
+}
+
+func (p *placement) shortOf(w want, available int64) {
+	p.short = append(p.short, Shortfall{SKU: w.SKU, Location: w.Location, Pool: w.Pools[0], Requested: w.Quantity, Available: max(available, 0)})
+}
+
+// activeLocations lists the locations placement may choose. Locations are
+// few (an operator creates each), so sorting them once per order is cheaper
+// than scanning the batch's positions per line.
+func (p *placement) activeLocations() []string {
+	if p.locations != nil {
+		return p.locations
+	}
+	locs := make([]string, 0, len(p.s.Locations))
+	for id, l := range p.s.Locations {
+		if !l.Inactive {
+			locs = append(locs, id)
+		}
+	}
+	sort.Slice(locs, func(i, j int) bool {
+		pi, pj := p.s.Locations[locs[i]].Priority, p.s.Locations[locs[j]].Priority
+		if pi != pj {
+			return pi < pj
+		}
+		return locs[i] < locs[j]
+	})
+	p.locations = locs
+	return p.locations
+}
+
+// ServedElsewhere reports whether a reservation line may take its stock
+// somewhere other than its own (SKU, pool): a bundle SKU's components, or
+// the normal pool of a pool that falls back. The engine's sold-out memory
+// must not mark such a line when its own key has nothing available. It
+// reads the documents the batch locked.
+func (s *BatchState) ServedElsewhere(l LineRequest) bool {
+	if _, ok := s.Docs[DocKey{Kind: DocBundle, ID: l.SKU}]; ok {
+		return true
+	}
+	if l.Pool == PoolDefault || l.Pool == "" {
+		return false
+	}
+	var p Pool
+	return s.docGet(DocPool, l.Pool, &p) && p.FallbackToNormal
+}
