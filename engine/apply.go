@@ -35,7 +35,7 @@ func (e *Engine) applyOnce(cmds []stockd.Command) (results []stockd.Result, err 
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("commit: %w", err)
 	}
-	e.soldOut.learn(cmds, state.Positions, time.Now())
+	e.soldOut.learn(cmds, state.Positions, state.ServedElsewhere, time.Now())
 	return results, nil
 }
 

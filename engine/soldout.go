@@ -48,7 +48,7 @@ func (s *soldOut) check(lines []stockd.LineRequest, now time.Time) []stockd.Shor
 // learn records what a committed batch left: positions of the batch's SKUs
 // with stock clear their marks, and every line the batch asked for that now
 // has nothing available anywhere it could go is marked.
-func (s *soldOut) learn(cmds []stockd.Command, positions map[stockd.PositionKey]*stockd.Counters, now time.Time) {
+func (s *soldOut) learn(cmds []stockd.Command, positions map[stockd.PositionKey]*stockd.Counters, elsewhere func(stockd.LineRequest) bool, now time.Time) {
 	// Available anywhere in a SKU's pool, keyed with an empty location.
 	anywhere := make(map[stockd.PositionKey]bool, len(positions))
 	s.mu.Lock()
@@ -66,6 +66,11 @@ func (s *soldOut) learn(cmds []stockd.Command, positions map[stockd.PositionKey]
 			continue
 		}
 		for _, l := range cmds[i].Reserve.Lines {
+			// A bundle's stock is its components'; a pool that falls back
+			// may be served from normal: an empty own key says nothing.
+			if elsewhere(l) {
+				continue
+			}
 			k := lineKey(l)
 			available := anywhere[k]
 			if l.Location != "" {

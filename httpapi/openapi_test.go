@@ -226,6 +226,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		// Each feature's endpoints.
 		exercisePools(h)
 		exerciseFlow(h)
+		exerciseOrders(h)
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)

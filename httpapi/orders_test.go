@@ -304,7 +304,6 @@ func TestOrdersClient(t *testing.T) {
 		if !documentedCode(t, "POST", "/v1/reservations", http.StatusConflict, stockd.CodePurchaseLimitExceeded) {
 			return // the refusal would fail the contract check until the lead documents it
 		}
-		time.Sleep(1100 * time.Millisecond) // past the engine's sold-out memory of the stockless bundle SKU
 		_, err = c.Reserve(ctx, ReserveParams{CustomerID: "c", Lines: []ReserveLine{{SKU: "KIT", Quantity: 1}}})
 		if stockd.ErrorCode(err) != stockd.CodePurchaseLimitExceeded {
 			t.Fatalf("third bundle: %v, want purchase_limit_exceeded", err)

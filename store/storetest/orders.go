@@ -81,14 +81,6 @@ func held(sku, location, pool string, q int64) stockd.ReservationLine {
 	return stockd.ReservationLine{SKU: sku, Location: location, Pool: pool, Quantity: q}
 }
 
-// waitSoldOutLapse lets the engine's sold-out knowledge lapse. The engine
-// marks a line sold out when nothing is available at its own key after a
-// batch, even when the line was served: a bundle SKU holds no stock, and a
-// channel pool with fallback is served from normal once empty. The next
-// such reservation is then refused for a second without a transaction. Remove once the engine
-// learns sold-out marks only from refused lines (see the orders report).
-func waitSoldOutLapse() { time.Sleep(1100 * time.Millisecond) }
-
 // testOrderStrategies: priority, single_location and split place lines that
 // name no location; inactive locations are never chosen and refuse lines
 // naming them; a line landing where another line of the order is merges.
@@ -178,7 +170,6 @@ func testOrderPools(t *testing.T, h *Harness) {
 	wantLines(t, h.Reserve(inPool("a", "web", 1)), held("a", "default", "web", 1))
 	// The web pool is empty now, and the engine's sold-out memory says so,
 	// though the line may still fall back to normal.
-	waitSoldOutLapse()
 	wantLines(t, h.Reserve(inPool("a", "web", 3)), held("a", "default", "normal", 3))
 	WantCode(t, h.Reserve(inPool("a", "mkt", 2)), stockd.CodeInsufficientStock)
 	wantLines(t, h.Reserve(inPool("a", "mkt", 1)), held("a", "default", "mkt", 1))
@@ -248,9 +239,7 @@ func testOrderBundles(t *testing.T, h *Harness) {
 		t.Fatalf("bundle SKU holds %+v, want nothing", c)
 	}
 	h.MustDo(stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: r.ID}})
-	waitSoldOutLapse()
 	WantCode(t, h.Reserve(line("kit", 3)), stockd.CodeInsufficientStock)
-	waitSoldOutLapse()
 	wantLines(t, h.Reserve(line("kit", 1)),
 		stockd.ReservationLine{SKU: "x", Location: "default", Pool: "normal", Quantity: 2, Bundle: "kit"},
 		stockd.ReservationLine{SKU: "y", Location: "default", Pool: "normal", Quantity: 1, Bundle: "kit"})
