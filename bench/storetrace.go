@@ -10,18 +10,18 @@ import (
 )
 
 // Steps of a batch's transaction, in the order the engine calls them.
-var batchSteps = []string{"begin", "reservations_lock", "positions_ensure", "positions_lock", "skus_existing",
-	"locations", "idempotency_get", "write", "commit"}
+var batchSteps = []string{"begin", "reservations_lock", "documents_lock", "positions_ensure", "positions_lock",
+	"skus_get", "locations", "idempotency_get", "write", "commit"}
 
 // stepTimes accumulates wall time per step over all batches.
 type stepTimes struct {
-	nanos [9]atomic.Int64
+	nanos [10]atomic.Int64
 }
 
 func (s *stepTimes) since(step int, start time.Time) { s.nanos[step].Add(int64(time.Since(start))) }
 
-func (s *stepTimes) snapshot() [9]int64 {
-	var out [9]int64
+func (s *stepTimes) snapshot() [10]int64 {
+	var out [10]int64
 	for i := range out {
 		out[i] = s.nanos[i].Load()
 	}
@@ -56,37 +56,42 @@ func (t tracedTx) ReservationsLock(ctx context.Context, ids []string) ([]stockd.
 	return t.Tx.ReservationsLock(ctx, ids)
 }
 
-func (t tracedTx) PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error {
+func (t tracedTx) DocumentsLock(ctx context.Context, keys []stockd.DocKey) ([]stockd.Document, error) {
 	defer t.times.since(2, time.Now())
+	return t.Tx.DocumentsLock(ctx, keys)
+}
+
+func (t tracedTx) PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error {
+	defer t.times.since(3, time.Now())
 	return t.Tx.PositionsEnsure(ctx, keys)
 }
 
 func (t tracedTx) PositionsLock(ctx context.Context, skus []string) ([]stockd.Position, error) {
-	defer t.times.since(3, time.Now())
+	defer t.times.since(4, time.Now())
 	return t.Tx.PositionsLock(ctx, skus)
 }
 
 func (t tracedTx) SKUsGet(ctx context.Context, ids []string) ([]stockd.SKU, error) {
-	defer t.times.since(4, time.Now())
+	defer t.times.since(5, time.Now())
 	return t.Tx.SKUsGet(ctx, ids)
 }
 
 func (t tracedTx) LocationList(ctx context.Context) ([]stockd.Location, error) {
-	defer t.times.since(5, time.Now())
+	defer t.times.since(6, time.Now())
 	return t.Tx.LocationList(ctx)
 }
 
 func (t tracedTx) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error) {
-	defer t.times.since(6, time.Now())
+	defer t.times.since(7, time.Now())
 	return t.Tx.IdempotencyGet(ctx, keys)
 }
 
 func (t tracedTx) Write(ctx context.Context, w *stockd.BatchWrites) error {
-	defer t.times.since(7, time.Now())
+	defer t.times.since(8, time.Now())
 	return t.Tx.Write(ctx, w)
 }
 
 func (t tracedTx) Commit(ctx context.Context) error {
-	defer t.times.since(8, time.Now())
+	defer t.times.since(9, time.Now())
 	return t.Tx.Commit(ctx)
 }
