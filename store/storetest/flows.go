@@ -16,7 +16,7 @@ func flowCases() []struct {
 	name string
 	fn   func(t *testing.T, h *Harness)
 } {
-	return []struct {
+	cases := []struct {
 		name string
 		fn   func(t *testing.T, h *Harness)
 	}{
@@ -33,6 +33,8 @@ func flowCases() []struct {
 		{"FlowPurchaseOrderCreateRace", testFlowPurchaseOrderCreateRace},
 		{"FlowProperty", testFlowProperty},
 	}
+	// The audit's checks of the flows' documents live beside them.
+	return append(cases, auditCases()...)
 }
 
 // doKey submits cmd under key, so that a test can retry it.
