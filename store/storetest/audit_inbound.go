@@ -9,8 +9,9 @@ import (
 	"github.com/stockd/stockd/audit"
 )
 
-// auditCases are the conformance cases of the audit's checks of in_transit
-// and incoming against the open transfers and purchase orders.
+// auditCases are the conformance cases of the audit helper's work: the
+// audit's checks of in_transit and incoming against the open transfers and
+// purchase orders, and the purchase-limit usage partial refunds give back.
 func auditCases() []struct {
 	name string
 	fn   func(t *testing.T, h *Harness)
@@ -21,6 +22,8 @@ func auditCases() []struct {
 	}{
 		{"AuditInboundClean", testAuditInboundClean},
 		{"AuditInboundReports", testAuditInboundReports},
+		{"AuditLimitPartialRefund", testLimitPartialRefund},
+		{"AuditLimitPartialRefundRace", testLimitPartialRefundRace},
 	}
 }
 
