@@ -98,7 +98,9 @@ func ReservationTouches(r *Reservation, t *Touches) {
 }
 
 // DocumentTouches adds what the documents read imply: the component SKUs
-// of a bundle reserved by the batch.
+// of a bundle reserved by the batch, the positions a campaign pool or a
+// pending approval changes, and those of a transfer or purchase order
+// received or cancelled (their commands name only the document).
 func DocumentTouches(docs []Document, t *Touches) {
 	for i := range docs {
 		switch docs[i].Kind {
@@ -108,6 +110,10 @@ func DocumentTouches(docs []Document, t *Touches) {
 			poolTouches(&docs[i], t)
 		case DocApproval:
 			approvalTouches(&docs[i], t)
+		case DocTransfer:
+			transferTouches(&docs[i], t)
+		case DocPurchaseOrder:
+			purchaseOrderTouches(&docs[i], t)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package stockd
 
 import (
+	"math/bits"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -60,11 +62,17 @@ type Usage struct {
 // when it leaves the window it was counted in, so that entries of limits
 // a batch does not read can still be pruned.
 type UsageEntry struct {
-	Limit         string    `json:"limit"`
-	ReservationID string    `json:"reservation_id"`
-	Quantity      int64     `json:"quantity"`
-	At            time.Time `json:"at"`
-	Until         time.Time `json:"until"`
+	Limit         string `json:"limit"`
+	ReservationID string `json:"reservation_id"`
+	// Quantity is what counts now: what was ordered, less what partial
+	// refunds gave back.
+	Quantity int64 `json:"quantity"`
+	// Ordered is the quantity first counted, kept once a partial refund
+	// lowers Quantity: a bundle limit needs it to tell how many bundles
+	// the reservation's component lines still make.
+	Ordered int64     `json:"ordered,omitempty"`
+	At      time.Time `json:"at"`
+	Until   time.Time `json:"until"`
 }
 
 // LimitSet creates the limit of Scope on Target, or replaces it.
@@ -134,8 +142,8 @@ func reserveLimitTouches(r *Reserve, t *Touches) {
 	}
 }
 
-// reservationLimitTouches adds the usage document a release or expiry of
-// r gives quantity back to.
+// reservationLimitTouches adds the usage document a release, an expiry or
+// a refund (full or partial) of r gives quantity back to.
 func reservationLimitTouches(r *Reservation, t *Touches) {
 	if r.CustomerID == "" {
 		return
@@ -237,4 +245,104 @@ func (s *BatchState) limitGiveBack(r *Reservation) {
 	}
 	u.Entries = kept
 	s.docPut(DocUsage, r.CustomerID, u)
+}
+
+// limitRefund lowers what a partly refunded reservation counts against its
+// customer's limits to what it still holds of what each limit counted. It
+// may give back less than was refunded, never more: where the lines do not
+// tell what a limit counted, the usage stays (see limitHeld).
+func (s *BatchState) limitRefund(r *Reservation) {
+	if r.CustomerID == "" {
+		return
+	}
+	var u Usage
+	if !s.docGet(DocUsage, r.CustomerID, &u) {
+		return
+	}
+	changed := false
+	for i := range u.Entries {
+		e := &u.Entries[i]
+		if e.ReservationID != r.ID {
+			continue
+		}
+		if e.Ordered == 0 {
+			e.Ordered = e.Quantity
+		}
+		if held := limitHeld(r, e); held < e.Quantity {
+			e.Quantity = held
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	// An entry that counts nothing frees its place under UsageEntriesMax.
+	u.Entries = slices.DeleteFunc(u.Entries, func(e UsageEntry) bool { return e.Quantity <= 0 })
+	s.docPut(DocUsage, r.CustomerID, u)
+}
+
+// limitHeld is what r still holds of what the limit of e counted, or more
+// when the lines cannot tell:
+//   - a SKU limit on a plain SKU counted the units of its lines; a line
+//     merged with a bundle's components of the same position (untagged)
+//     holds more, which only keeps more counted;
+//   - a SKU limit on a bundle counted bundles: a bundle counts while any of
+//     its components is held, from the share of each component's tagged
+//     lines still held (lines that lost their tag are left out);
+//   - a campaign limit counted units ordered from its pool, which may have
+//     fallen back to normal: lines in the pool and in normal count.
+func limitHeld(r *Reservation, e *UsageEntry) int64 {
+	scope, target, _ := strings.Cut(e.Limit, ":")
+	var held int64
+	switch scope {
+	case LimitScopeSKU:
+		plain := false
+		type share struct{ total, held int64 }
+		components := map[string]*share{}
+		for _, l := range r.Lines {
+			switch {
+			case l.SKU == target && l.Bundle == "":
+				plain = true
+				held += l.Quantity - l.Refunded
+			case l.Bundle == target:
+				c, ok := components[l.SKU]
+				if !ok {
+					c = &share{}
+					components[l.SKU] = c
+				}
+				c.total += l.Quantity
+				c.held += l.Quantity - l.Refunded
+			}
+		}
+		if plain {
+			return held
+		}
+		if len(components) == 0 {
+			return e.Quantity
+		}
+		for _, c := range components {
+			held = max(held, ceilShare(c.held, e.Ordered, c.total))
+		}
+		return held
+	case LimitScopeCampaign:
+		for _, l := range r.Lines {
+			if l.Pool == target || l.Pool == PoolDefault {
+				held += l.Quantity - l.Refunded
+			}
+		}
+		return held
+	}
+	return e.Quantity
+}
+
+// ceilShare is ceil(part * whole / total) for 0 <= part <= total, 0 <
+// total: the product may pass int64 (merged lines), the result cannot
+// pass whole.
+func ceilShare(part, whole, total int64) int64 {
+	hi, lo := bits.Mul64(uint64(part), uint64(whole))
+	q, rem := bits.Div64(hi, lo, uint64(total))
+	if rem > 0 {
+		q++
+	}
+	return int64(q)
 }

@@ -1,6 +1,7 @@
 package stockd
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -256,12 +257,14 @@ func poOpen(d *PurchaseOrderDoc) int64 {
 
 // PurchaseOrderCancel gives up what an open order still expects: each
 // line's open quantity leaves incoming, once. Cancelling again answers the
-// order as it is; cancelling a fully received order is unprocessable. SKUs must list the order's SKUs: the caller reads them
-// from the order first (they never change), so that the batch locks their
-// positions with the document.
+// order as it is; cancelling a fully received order is unprocessable. It
+// names the order only: the batch learns the SKUs whose positions it locks
+// from the document (purchaseOrderTouches).
 type PurchaseOrderCancel struct {
 	OrderID string
-	SKUs    []string
+	// SKUs is optional and only locked: callers written when the batch
+	// could not read them from the document still send them.
+	SKUs []string
 }
 
 func (r *PurchaseOrderCancel) Kind() CommandKind { return KindPurchaseOrderCancel }
@@ -298,12 +301,6 @@ func (r *PurchaseOrderCancel) decide(s *BatchState, c *Command) Result {
 		return Result{Err: Errorf(CodeUnprocessable, "purchase order %q is fully received: nothing to cancel", d.ID)}
 	}
 	for _, l := range d.Lines {
-		if _, ok := s.SKUs[l.SKU]; !ok {
-			// The batch did not lock this SKU's positions.
-			return Result{Err: Errorf(CodeUnprocessable, "cancel of purchase order %q must name sku %q", d.ID, l.SKU)}
-		}
-	}
-	for _, l := range d.Lines {
 		if open := l.Open(); open > 0 {
 			s.change(l.key(), Counters{Incoming: -open}, LedgerEntry{
 				BusinessType: BusinessPOCancel, BusinessID: d.ID, Actor: c.Actor,
@@ -314,4 +311,17 @@ func (r *PurchaseOrderCancel) decide(s *BatchState, c *Command) Result {
 	d.UpdatedAt = s.Now
 	s.docPut(DocPurchaseOrder, d.ID, d)
 	return Result{Object: mustJSON(d)}
+}
+
+// purchaseOrderTouches adds the positions of an order read by the batch,
+// so that receipts and cancels need not name its SKUs.
+func purchaseOrderTouches(d *Document, t *Touches) {
+	var po PurchaseOrderDoc
+	if err := json.Unmarshal(d.Body, &po); err != nil {
+		panic(fmt.Sprintf("stockd: document %s/%s not decodable: %v", d.Kind, d.ID, err))
+	}
+	for _, l := range po.Lines {
+		t.SKUs = append(t.SKUs, l.SKU)
+		t.Ensure = append(t.Ensure, l.key())
+	}
 }

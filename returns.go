@@ -182,12 +182,17 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 		back.Quantity, back.Refunded, back.Returned = q, 0, 0
 		receipt.Lines = append(receipt.Lines, back)
 	}
-	if res.Status == StatusConfirmed && fullyRefunded(res) {
-		// Nothing is left to ship: the order is over, and its quantity no
-		// longer counts against the customer's purchase limits.
-		res.Status = StatusReleased
-		res.ReleaseReason = ReleaseRefunded
-		s.limitGiveBack(res)
+	if res.Status == StatusConfirmed {
+		if fullyRefunded(res) {
+			// Nothing is left to ship: the order is over, and its quantity
+			// no longer counts against the customer's purchase limits.
+			res.Status = StatusReleased
+			res.ReleaseReason = ReleaseRefunded
+			s.limitGiveBack(res)
+		} else {
+			// What was refunded no longer counts either.
+			s.limitRefund(res)
+		}
 	}
 	res.UpdatedAt = s.Now
 	s.updated[res.ID] = true

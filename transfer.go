@@ -1,6 +1,7 @@
 package stockd
 
 import (
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -124,28 +125,28 @@ func (tr *Transfer) decide(s *BatchState, c *Command) Result {
 }
 
 // TransferReceipt brings Quantity of a transfer into its target's on_hand.
-// SKU must be the transfer's: the caller reads it from the transfer first
-// (it never changes), so that the batch locks the SKU's positions with the
-// document.
+// It names the transfer only: the batch learns the SKU whose positions it
+// locks from the document (transferTouches).
 type TransferReceipt struct {
 	TransferID string
-	SKU        string
-	Quantity   int64
-	Reference  string
+	// SKU, when set, must be the transfer's. Optional: callers written
+	// when the batch could not read it from the document still send it.
+	SKU       string
+	Quantity  int64
+	Reference string
 }
 
 func (tr *TransferReceipt) Kind() CommandKind { return KindTransferReceipt }
 
 func (tr *TransferReceipt) Touches(t *Touches) {
 	t.Docs = append(t.Docs, DocKey{Kind: DocTransfer, ID: tr.TransferID})
-	t.SKUs = append(t.SKUs, tr.SKU)
 }
 
 func (tr *TransferReceipt) normalize() *Error {
 	if !ValidIdentifier(tr.TransferID) {
 		return InvalidField("id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
-	if !ValidIdentifier(tr.SKU) {
+	if tr.SKU != "" && !ValidIdentifier(tr.SKU) {
 		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
 	if err := validQuantity("quantity", tr.Quantity); err != nil {
@@ -159,8 +160,7 @@ func (tr *TransferReceipt) decide(s *BatchState, c *Command) Result {
 	if !s.docGet(DocTransfer, tr.TransferID, &d) {
 		return Result{Err: Errorf(CodeNotFound, "transfer %q not found", tr.TransferID)}
 	}
-	if d.SKU != tr.SKU {
-		// The batch locked another SKU's positions than the transfer's.
+	if tr.SKU != "" && d.SKU != tr.SKU {
 		return Result{Err: Errorf(CodeUnprocessable, "transfer %q moves sku %q, not %q", d.ID, d.SKU, tr.SKU)}
 	}
 	if open := d.Outstanding(); tr.Quantity > open {
@@ -188,25 +188,26 @@ func (tr *TransferReceipt) decide(s *BatchState, c *Command) Result {
 // the target's in_transit and goes back into the source's on_hand (the
 // goods never left, or came back), once, under the business id
 // "<id>/cancel". Cancelling again answers the transfer as it is;
-// cancelling one fully received is unprocessable. SKU is the transfer's,
-// read by the caller first, as for TransferReceipt.
+// cancelling one fully received is unprocessable. It names the transfer
+// only, as TransferReceipt does.
 type TransferCancel struct {
 	TransferID string
-	SKU        string
+	// SKU, when set, must be the transfer's (optional, as for
+	// TransferReceipt).
+	SKU string
 }
 
 func (tc *TransferCancel) Kind() CommandKind { return KindTransferCancel }
 
 func (tc *TransferCancel) Touches(t *Touches) {
 	t.Docs = append(t.Docs, DocKey{Kind: DocTransfer, ID: tc.TransferID})
-	t.SKUs = append(t.SKUs, tc.SKU)
 }
 
 func (tc *TransferCancel) normalize() *Error {
 	if !ValidIdentifier(tc.TransferID) {
 		return InvalidField("id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
-	if !ValidIdentifier(tc.SKU) {
+	if tc.SKU != "" && !ValidIdentifier(tc.SKU) {
 		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
 	return nil
@@ -217,7 +218,7 @@ func (tc *TransferCancel) decide(s *BatchState, c *Command) Result {
 	if !s.docGet(DocTransfer, tc.TransferID, &d) {
 		return Result{Err: Errorf(CodeNotFound, "transfer %q not found", tc.TransferID)}
 	}
-	if d.SKU != tc.SKU {
+	if tc.SKU != "" && d.SKU != tc.SKU {
 		return Result{Err: Errorf(CodeUnprocessable, "transfer %q moves sku %q, not %q", d.ID, d.SKU, tc.SKU)}
 	}
 	switch d.Status {
@@ -239,4 +240,16 @@ func (tc *TransferCancel) decide(s *BatchState, c *Command) Result {
 	d.UpdatedAt = s.Now
 	s.docPut(DocTransfer, d.ID, d)
 	return Result{Object: mustJSON(d)}
+}
+
+// transferTouches adds what a transfer read by the batch moves: its SKU's
+// positions, and both ends (a cancel puts stock back into the source), so
+// that receipts and cancels name the transfer alone.
+func transferTouches(d *Document, t *Touches) {
+	var tr TransferDoc
+	if err := json.Unmarshal(d.Body, &tr); err != nil {
+		panic(fmt.Sprintf("stockd: document %s/%s not decodable: %v", d.Kind, d.ID, err))
+	}
+	t.SKUs = append(t.SKUs, tr.SKU)
+	t.Ensure = append(t.Ensure, tr.from(), tr.to())
 }

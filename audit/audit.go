@@ -1,10 +1,12 @@
 // Package audit checks the books without changing them: every position is
 // recomputed from the ledger and from the open reservations and compared
-// with the snapshot. It reports; it never fixes.
+// with the snapshot, and in_transit and incoming are recomputed from the
+// open transfers and purchase orders. It reports; it never fixes.
 package audit
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -31,6 +33,8 @@ type Report struct {
 	Positions        int          `json:"positions"`
 	LedgerEntries    int64        `json:"ledger_entries"`
 	OpenReservations int          `json:"open_reservations"`
+	OpenTransfers    int          `json:"open_transfers"`
+	OpenOrders       int          `json:"open_purchase_orders"`
 	Count            int          `json:"differences_count"`
 	Differences      []Difference `json:"differences"`
 }
@@ -52,6 +56,7 @@ type books struct {
 	last       stockd.Counters // counters after the last entry
 	entries    int64
 	open       stockd.Counters // reserved and committed from open reservations
+	inbound    stockd.Counters // in_transit and incoming from open transfers and orders
 }
 
 // Verify recomputes every position and lists where the books disagree.
@@ -120,6 +125,9 @@ func verify(ctx context.Context, s store.AuditReader) (Report, error) {
 	if err != nil {
 		return rep, fmt.Errorf("read reservations: %w", err)
 	}
+	if err := inbound(ctx, s, &rep, get); err != nil {
+		return rep, err
+	}
 	keys := make([]stockd.PositionKey, 0, len(all))
 	for k := range all {
 		keys = append(keys, k)
@@ -129,6 +137,48 @@ func verify(ctx context.Context, s store.AuditReader) (Report, error) {
 		check(&rep, k, all[k])
 	}
 	return rep, nil
+}
+
+// inbound adds what the open transfers and purchase orders say is in
+// transit to, and incoming at, each position. A document that does not
+// decode is an error, not a difference: the audit cannot tell what it
+// should say.
+func inbound(ctx context.Context, s store.AuditReader, rep *Report, get func(stockd.PositionKey) *books) error {
+	err := s.DocumentEach(ctx, stockd.DocTransfer, func(d stockd.Document) error {
+		var t stockd.TransferDoc
+		if err := json.Unmarshal(d.Body, &t); err != nil {
+			return fmt.Errorf("transfer %s: %w", d.ID, err)
+		}
+		if t.Status != stockd.TransferOpen {
+			return nil
+		}
+		rep.OpenTransfers++
+		b := get(stockd.PositionKey{SKU: t.SKU, Location: t.ToLocation, Pool: t.Pool})
+		b.inbound.InTransit += t.Outstanding()
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read transfers: %w", err)
+	}
+	err = s.DocumentEach(ctx, stockd.DocPurchaseOrder, func(d stockd.Document) error {
+		var po stockd.PurchaseOrderDoc
+		if err := json.Unmarshal(d.Body, &po); err != nil {
+			return fmt.Errorf("purchase order %s: %w", d.ID, err)
+		}
+		if po.Status != stockd.POOpen {
+			return nil
+		}
+		rep.OpenOrders++
+		for _, l := range po.Lines {
+			b := get(stockd.PositionKey{SKU: l.SKU, Location: l.Location, Pool: stockd.PoolDefault})
+			b.inbound.Incoming += l.Open()
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read purchase orders: %w", err)
+	}
+	return nil
 }
 
 func check(rep *Report, k stockd.PositionKey, b *books) {
@@ -153,5 +203,11 @@ func check(rep *Report, k stockd.PositionKey, b *books) {
 		want.Reserved, want.Committed = b.open.Reserved, b.open.Committed
 		rep.add(Difference{Position: k, Check: "reservations", Snapshot: b.snapshot, Expected: want,
 			Detail: "reserved or committed differs from the open reservations"})
+	}
+	if b.snapshot.InTransit != b.inbound.InTransit || b.snapshot.Incoming != b.inbound.Incoming {
+		want := b.snapshot
+		want.InTransit, want.Incoming = b.inbound.InTransit, b.inbound.Incoming
+		rep.add(Difference{Position: k, Check: "inbound", Snapshot: b.snapshot, Expected: want,
+			Detail: "in_transit or incoming differs from the open transfers and purchase orders"})
 	}
 }

@@ -15,7 +15,8 @@ import (
 type badRequest struct {
 	name   string
 	method string
-	path   string // "{pending}" and "{released}" stand for reservation ids
+	// path and body: "{pending}" and "{released}" stand for reservation ids
+	path string
 	// key is the Idempotency-Key; "-" sends none.
 	key       string
 	body      string
@@ -36,7 +37,7 @@ func badRequests() []badRequest {
 	long := strings.Repeat("x", stockd.IdentifierLengthMax+1)
 	receipt := func(field string) string { return `{"sku":"A",` + field + `}` }
 	reserve := func(line string) string { return `{"lines":[` + line + `]}` }
-	return []badRequest{
+	out := []badRequest{
 		// Quantities.
 		{name: "receipt quantity 0", body: receipt(`"quantity":0`), wantCode: "invalid_input", wantField: "quantity"},
 		{name: "receipt quantity negative", body: receipt(`"quantity":-1`), wantCode: "invalid_input", wantField: "quantity"},
@@ -152,6 +153,95 @@ func badRequests() []badRequest {
 		{name: "key scope twice", path: "/v1/keys", body: `{"name":"orders","scopes":["read","read"]}`, wantCode: "invalid_input", wantField: "scopes"},
 		{name: "key unknown field", path: "/v1/keys", body: `{"name":"orders","scopes":["read"],"secret":"sk_mine"}`, wantCode: "invalid_json"},
 	}
+	return append(out, flowBadRequests(long)...)
+}
+
+// beyondSchemaBadRequests are bad bodies of the flow endpoints that no
+// request schema can refuse (two fields that must differ, lines in bounds
+// whose merge is not): TestBadInputWritesNothing sends them, and
+// TestRequestSchemasRefuseBadBodies, which reads badRequests, does not.
+func beyondSchemaBadRequests() []badRequest {
+	po := func(fields string) string {
+		return `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z",` + fields + `}`
+	}
+	return []badRequest{
+		{name: "move to the same state", path: "/v1/moves", body: `{"sku":"A","from":"available","to":"available","quantity":1}`, wantCode: "invalid_input", wantField: "to"},
+		{name: "transfer to itself", path: "/v1/transfers", body: `{"sku":"A","from_location":"default","to_location":"default","quantity":1}`, wantCode: "invalid_input", wantField: "to_location"},
+		{name: "purchase order merged quantity above 10^12", path: "/v1/purchase-orders", body: po(`"lines":[{"sku":"A","quantity":600000000000},{"sku":"A","quantity":600000000000}]`), wantCode: "invalid_input", wantField: "quantity"},
+	}
+}
+
+// flowBadRequests are the bad bodies of the flow endpoints (returns,
+// quarantine, moves, shipments, transfers, purchase orders).
+func flowBadRequests(long string) []badRequest {
+	po := func(fields string) string {
+		return `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z",` + fields + `}`
+	}
+	poLines := func(n int) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = `{"sku":"A","quantity":1}`
+		}
+		return `"lines":[` + strings.Join(parts, ",") + `]`
+	}
+	return []badRequest{
+		// Returns.
+		{name: "return reservation missing", path: "/v1/returns", body: `{"lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_input", wantField: "reservation_id"},
+		{name: "return no lines", path: "/v1/returns", body: `{"reservation_id":"{pending}","lines":[]}`, wantCode: "invalid_input", wantField: "lines"},
+		{name: "return 101 lines", path: "/v1/returns", body: `{"reservation_id":"{pending}",` + poLines(101) + `}`, wantCode: "invalid_input", wantField: "lines"},
+		{name: "return quantity 0", path: "/v1/returns", body: `{"reservation_id":"{pending}","lines":[{"sku":"A","quantity":0}]}`, wantCode: "invalid_input", wantField: "quantity"},
+		{name: "return quantity missing", path: "/v1/returns", body: `{"reservation_id":"{pending}","lines":[{"sku":"A"}]}`, wantCode: "invalid_input", wantField: "lines.quantity"},
+		{name: "return sku characters", path: "/v1/returns", body: `{"reservation_id":"{pending}","lines":[{"sku":"a b","quantity":1}]}`, wantCode: "invalid_input", wantField: "sku"},
+		{name: "return unknown field", path: "/v1/returns", body: `{"reservation_id":"{pending}","lines":[{"sku":"A","quantity":1}],"refund":true}`, wantCode: "invalid_json"},
+		{name: "return unknown reservation", path: "/v1/returns", body: `{"reservation_id":"r-unknown","lines":[{"sku":"A","quantity":1}]}`, wantCode: "not_found"},
+		{name: "return of a pending reservation", path: "/v1/returns", body: `{"reservation_id":"{pending}","lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_transition"},
+		{name: "return of a released reservation", path: "/v1/returns", body: `{"reservation_id":"{released}","lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_transition"},
+
+		// Quarantine and moves.
+		{name: "quarantine release quantity missing", path: "/v1/quarantine/release", body: `{"sku":"A"}`, wantCode: "invalid_input", wantField: "quantity"},
+		{name: "quarantine release with a reason", path: "/v1/quarantine/release", body: `{"sku":"A","quantity":1,"reason":"damage"}`, wantCode: "invalid_input", wantField: "reason"},
+		{name: "quarantine release more than quarantined", path: "/v1/quarantine/release", body: `{"sku":"A","quantity":1}`, wantCode: "quantity_exceeded"},
+		{name: "quarantine release unknown sku", path: "/v1/quarantine/release", body: `{"sku":"NOPE","quantity":1}`, wantCode: "unknown_sku"},
+		{name: "quarantine scrap reason unknown", path: "/v1/quarantine/scrap", body: `{"sku":"A","quantity":1,"reason":"theft"}`, wantCode: "invalid_input", wantField: "reason"},
+		{name: "quarantine scrap quantity fractional", path: "/v1/quarantine/scrap", body: `{"sku":"A","quantity":0.5}`, wantCode: "invalid_input", wantField: "quantity"},
+		{name: "quarantine scrap more than quarantined", path: "/v1/quarantine/scrap", body: `{"sku":"A","quantity":1}`, wantCode: "quantity_exceeded"},
+		{name: "move state unknown", path: "/v1/moves", body: `{"sku":"A","from":"available","to":"broken","quantity":1}`, wantCode: "invalid_input", wantField: "to"},
+		{name: "move quantity above 10^12", path: "/v1/moves", body: `{"sku":"A","from":"available","to":"quarantined","quantity":1000000000001}`, wantCode: "invalid_input", wantField: "quantity"},
+		{name: "move more than available", path: "/v1/moves", body: `{"sku":"A","from":"available","to":"quarantined","quantity":10}`, wantCode: "insufficient_stock"},
+		{name: "move more than quarantined", path: "/v1/moves", body: `{"sku":"A","from":"quarantined","to":"available","quantity":1}`, wantCode: "quantity_exceeded"},
+
+		// Shipments.
+		{name: "shipment no lines", path: "/v1/shipments", body: `{"lines":[]}`, wantCode: "invalid_input", wantField: "lines"},
+		{name: "shipment 101 lines", path: "/v1/shipments", body: `{` + poLines(101) + `}`, wantCode: "invalid_input", wantField: "lines"},
+		{name: "shipment quantity missing", path: "/v1/shipments", body: `{"lines":[{"sku":"A"}]}`, wantCode: "invalid_input", wantField: "lines.quantity"},
+		{name: "shipment of a sku held at order", path: "/v1/shipments", body: `{"lines":[{"sku":"A","quantity":1}]}`, wantCode: "deduction_timing"},
+
+		// Transfers.
+		{name: "transfer target missing", path: "/v1/transfers", body: `{"sku":"A","from_location":"default","quantity":1}`, wantCode: "invalid_input", wantField: "to_location"},
+		{name: "transfer quantity 0", path: "/v1/transfers", body: `{"sku":"A","from_location":"default","to_location":"L9","quantity":0}`, wantCode: "invalid_input", wantField: "quantity"},
+		{name: "transfer location length 65", path: "/v1/transfers", body: `{"sku":"A","from_location":"` + long + `","to_location":"default","quantity":1}`, wantCode: "invalid_input", wantField: "from_location"},
+		{name: "transfer unknown target", path: "/v1/transfers", body: `{"sku":"A","from_location":"default","to_location":"nowhere","quantity":1}`, wantCode: "unknown_location"},
+		{name: "transfer receipt quantity missing", path: "/v1/transfers/t-unknown/receipts", body: `{}`, wantCode: "invalid_input", wantField: "quantity"},
+		{name: "transfer receipt id characters", path: "/v1/transfers/a%20b/receipts", body: `{"quantity":1}`, wantCode: "invalid_input", wantField: "id"},
+		{name: "transfer receipt unknown field", path: "/v1/transfers/t-unknown/receipts", body: `{"quantity":1,"sku":"A"}`, wantCode: "invalid_json"},
+		{name: "transfer receipt unknown transfer", path: "/v1/transfers/t-unknown/receipts", body: `{"quantity":1}`, wantCode: "not_found"},
+		{name: "transfer cancel with a field", path: "/v1/transfers/t-unknown/cancel", body: `{"force":true}`, wantCode: "invalid_json"},
+		{name: "transfer cancel unknown transfer", path: "/v1/transfers/t-unknown/cancel", wantCode: "not_found"},
+
+		// Purchase orders.
+		{name: "purchase order supplier missing", path: "/v1/purchase-orders", body: `{"expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_input", wantField: "supplier"},
+		{name: "purchase order supplier too long", path: "/v1/purchase-orders", body: `{"supplier":"` + strings.Repeat("s", stockd.NameLengthMax+1) + `","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_input", wantField: "supplier"},
+		{name: "purchase order expected_at missing", path: "/v1/purchase-orders", body: `{"supplier":"Acme","lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_input", wantField: "expected_at"},
+		{name: "purchase order no lines", path: "/v1/purchase-orders", body: po(`"lines":[]`), wantCode: "invalid_input", wantField: "lines"},
+		{name: "purchase order 101 lines", path: "/v1/purchase-orders", body: po(poLines(101)), wantCode: "invalid_input", wantField: "lines"},
+		{name: "purchase order quantity missing", path: "/v1/purchase-orders", body: po(`"lines":[{"sku":"A"}]`), wantCode: "invalid_input", wantField: "lines.quantity"},
+		{name: "purchase order id characters", path: "/v1/purchase-orders", body: po(`"id":"a b","lines":[{"sku":"A","quantity":1}]`), wantCode: "invalid_input", wantField: "id"},
+		{name: "purchase order unknown sku", path: "/v1/purchase-orders", body: po(`"lines":[{"sku":"NOPE","quantity":1}]`), wantCode: "unknown_sku"},
+		{name: "purchase order unknown location", path: "/v1/purchase-orders", body: po(`"lines":[{"sku":"A","location":"nowhere","quantity":1}]`), wantCode: "unknown_location"},
+		{name: "purchase order receipt no lines", path: "/v1/purchase-orders/po-unknown/receipts", body: `{"lines":[]}`, wantCode: "invalid_input", wantField: "lines"},
+		{name: "purchase order receipt unknown order", path: "/v1/purchase-orders/po-unknown/receipts", body: `{"lines":[{"sku":"A","quantity":1}]}`, wantCode: "not_found"},
+		{name: "purchase order cancel unknown order", path: "/v1/purchase-orders/po-unknown/cancel", wantCode: "not_found"},
+	}
 }
 
 // TestBadInputWritesNothing sends every bad input the issue lists (and the
@@ -165,7 +255,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		h.must("POST", "/v1/reservations", "setup-pending", `{"lines":[{"sku":"A","quantity":1}]}`, http.StatusCreated, &pending)
 		h.must("POST", "/v1/reservations", "setup-released", `{"lines":[{"sku":"A","quantity":1}]}`, http.StatusCreated, &released)
 		h.must("POST", "/v1/reservations/"+released.ID+"/release", "setup-release", "", http.StatusOK, nil)
-		for i, c := range badRequests() {
+		for i, c := range append(badRequests(), beyondSchemaBadRequests()...) {
 			t.Run(c.name, func(t *testing.T) {
 				h.t = t
 				before := h.books("A")
@@ -176,7 +266,8 @@ func TestBadInputWritesNothing(t *testing.T) {
 				if path == "" {
 					path = "/v1/receipts"
 				}
-				path = strings.NewReplacer("{pending}", pending.ID, "{released}", released.ID).Replace(path)
+				ids := strings.NewReplacer("{pending}", pending.ID, "{released}", released.ID)
+				path, body := ids.Replace(path), ids.Replace(c.body)
 				key := c.key
 				switch key {
 				case "":
@@ -184,7 +275,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 				case "-":
 					key = ""
 				}
-				a := h.sendHeaders(method, path, []byte(c.body), map[string]string{headerIdempotencyKey: key, headerActor: c.actor})
+				a := h.sendHeaders(method, path, []byte(body), map[string]string{headerIdempotencyKey: key, headerActor: c.actor})
 				p := a.problem(t)
 				wantStatus := statusOf(c.wantCode)
 				if a.status != wantStatus || p.Code != c.wantCode || p.Status != wantStatus {

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -375,9 +374,9 @@ func (s *Server) createTransfer(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// createTransferReceipt reads the transfer before submitting: the batch
-// must lock its SKU's positions, and only the document names the SKU. The
-// SKU of a transfer never changes, so the read cannot go stale.
+// createTransferReceipt names the transfer only: the batch reads it and
+// locks its SKU's positions (stockd.DocumentTouches), and an unknown id is
+// the batch's not_found.
 func (s *Server) createTransferReceipt(w http.ResponseWriter, r *http.Request) {
 	var req quantityRequest
 	s.mutate(w, r, mutation{
@@ -391,19 +390,15 @@ func (s *Server) createTransferReceipt(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			var d stockd.TransferDoc
-			if err := s.readDocument(r, stockd.DocTransfer, id, "transfer", &d); err != nil {
-				return stockd.Command{}, err
-			}
 			return stockd.Command{Kind: stockd.KindTransferReceipt, Op: &stockd.TransferReceipt{
-				TransferID: id, SKU: d.SKU, Quantity: q, Reference: req.Reference,
+				TransferID: id, Quantity: q, Reference: req.Reference,
 			}}, nil
 		},
 		answer: objectOut(transferOut),
 	})
 }
 
-// cancelTransfer reads the transfer first, as createTransferReceipt does.
+// cancelTransfer names the transfer only, as createTransferReceipt does.
 func (s *Server) cancelTransfer(w http.ResponseWriter, r *http.Request) {
 	var req emptyRequest
 	s.mutate(w, r, mutation{
@@ -414,11 +409,7 @@ func (s *Server) cancelTransfer(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			var d stockd.TransferDoc
-			if err := s.readDocument(r, stockd.DocTransfer, id, "transfer", &d); err != nil {
-				return stockd.Command{}, err
-			}
-			return stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id, SKU: d.SKU}}, nil
+			return stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id}}, nil
 		},
 		answer: objectOut(transferOut),
 	})
@@ -487,8 +478,8 @@ func (s *Server) createPurchaseOrderReceipt(w http.ResponseWriter, r *http.Reque
 	})
 }
 
-// cancelPurchaseOrder reads the order before submitting, for the SKUs
-// whose positions the batch must lock; an order's lines never change.
+// cancelPurchaseOrder names the order only: the batch locks the
+// positions of its lines (stockd.DocumentTouches).
 func (s *Server) cancelPurchaseOrder(w http.ResponseWriter, r *http.Request) {
 	var req emptyRequest
 	s.mutate(w, r, mutation{
@@ -499,15 +490,7 @@ func (s *Server) cancelPurchaseOrder(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			var d stockd.PurchaseOrderDoc
-			if err := s.readDocument(r, stockd.DocPurchaseOrder, id, "purchase order", &d); err != nil {
-				return stockd.Command{}, err
-			}
-			op := &stockd.PurchaseOrderCancel{OrderID: id}
-			for _, l := range d.Lines {
-				op.SKUs = append(op.SKUs, l.SKU)
-			}
-			return stockd.Command{Kind: stockd.KindPurchaseOrderCancel, Op: op}, nil
+			return stockd.Command{Kind: stockd.KindPurchaseOrderCancel, Op: &stockd.PurchaseOrderCancel{OrderID: id}}, nil
 		},
 		answer: objectOut(purchaseOrderOut),
 	})
@@ -518,27 +501,6 @@ func (s *Server) getPurchaseOrder(w http.ResponseWriter, r *http.Request) {
 	if s.answerDocument(w, r, stockd.DocPurchaseOrder, "purchase order", &d) {
 		writeJSON(w, http.StatusOK, purchaseOrderOut(d))
 	}
-}
-
-// readDocument decodes the stored document kind/id into v, or says why
-// not: not_found, or internal (logged) when storage fails.
-func (s *Server) readDocument(r *http.Request, kind, id, what string, v any) *stockd.Error {
-	d, err := s.store.DocumentGet(r.Context(), stockd.DocKey{Kind: kind, ID: id})
-	if errors.Is(err, stockd.ErrNotFound) {
-		return stockd.Errorf(stockd.CodeNotFound, "%s %q not found", what, id)
-	}
-	if err == nil {
-		err = json.Unmarshal(d.Body, v)
-	}
-	switch {
-	case err == nil:
-		return nil
-	case r.Context().Err() != nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		// As failure answers: the caller may retry with the same key.
-		return stockd.Errorf(stockd.CodeCancelled, "the request ended before it was answered; retry with the same idempotency key")
-	}
-	s.logger.Error("read document failed", "kind", kind, "id", id, "err", err)
-	return internalError()
 }
 
 // answerDocument reads the document named by the path's id into v for a

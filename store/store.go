@@ -133,6 +133,8 @@ type AuditReader interface {
 	LedgerEachByPosition(ctx context.Context, fn func(stockd.LedgerEntry) error) error
 	// ReservationOpenEach streams pending and confirmed reservations.
 	ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error
+	// DocumentEach streams every document of kind, by id.
+	DocumentEach(ctx context.Context, kind string, fn func(stockd.Document) error) error
 }
 
 // Tx is one batch's transaction. The engine calls, in this order:

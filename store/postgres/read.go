@@ -130,6 +130,15 @@ func (a auditReader) ReservationOpenEach(ctx context.Context, fn func(stockd.Res
 	return each(ctx, a.q, "read open reservations", scanReservation, fn, queryReservationOpenEach)
 }
 
+// queryDocumentEach reads one kind's documents for the audit, which checks
+// in_transit and incoming against the transfers and purchase orders.
+const queryDocumentEach = `SELECT ` + documentColumns + ` FROM documents WHERE kind = $1 ORDER BY id`
+
+// DocumentEach streams every document of kind by id.
+func (a auditReader) DocumentEach(ctx context.Context, kind string, fn func(stockd.Document) error) error {
+	return each(ctx, a.q, "read documents of kind "+kind, scanDocument, fn, queryDocumentEach, kind)
+}
+
 // IdempotencyGet returns the stored answers for those keys that have one,
 // outside any batch: the engine asks before refusing a sold-out request
 // without a transaction, so a retry is still a replay.

@@ -160,6 +160,18 @@ func (a auditReader) ReservationOpenEach(ctx context.Context, fn func(stockd.Res
 	return queryEach(ctx, a.q, queryReservationOpenEach, scanReservation, fn)
 }
 
+// queryDocumentEach reads one kind's documents for the audit, which checks
+// in_transit and incoming against the transfers and purchase orders.
+const queryDocumentEach = `SELECT ` + documentColumns + ` FROM documents WHERE kind = ? ORDER BY id`
+
+// DocumentEach streams every document of kind, by id.
+func (a auditReader) DocumentEach(ctx context.Context, kind string, fn func(stockd.Document) error) error {
+	if err := queryEach(ctx, a.q, queryDocumentEach, scanDocument, fn, kind); err != nil {
+		return fmt.Errorf("read documents of kind %q: %w", kind, err)
+	}
+	return nil
+}
+
 func scanString(row rowScanner) (string, error) {
 	var v string
 	err := row.Scan(&v)

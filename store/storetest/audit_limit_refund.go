@@ -1,0 +1,174 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stockd/stockd"
+)
+
+// committedBy reserves and confirms lines in one step for a customer.
+func (h *Harness) committedBy(customer string, lines ...stockd.LineRequest) stockd.Reservation {
+	h.T.Helper()
+	res := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: lines, CustomerID: customer, Commit: true}})
+	return *res.Reservation
+}
+
+// usageOf returns what the customer's usage document counts for the
+// reservation, by limit.
+func (h *Harness) usageOf(customer, reservation string) map[string]stockd.UsageEntry {
+	h.T.Helper()
+	out := map[string]stockd.UsageEntry{}
+	doc, err := h.Store.DocumentGet(ctx, stockd.DocKey{Kind: stockd.DocUsage, ID: customer})
+	if isNotFound(err) {
+		return out
+	}
+	if err != nil {
+		h.T.Fatalf("usage of %s: %v", customer, err)
+	}
+	var u stockd.Usage
+	if err := json.Unmarshal(doc.Body, &u); err != nil {
+		h.T.Fatalf("usage of %s: %v", customer, err)
+	}
+	for _, e := range u.Entries {
+		if e.ReservationID == reservation {
+			out[e.Limit] = e
+		}
+	}
+	return out
+}
+
+// testLimitPartialRefund: a partial refund before shipment gives the
+// refunded units back to the customer's SKU and campaign limits (a retry
+// gives nothing more); a bundle limit gets a bundle back once none of its
+// components is held; the last refund drops the reservation from the usage.
+func testLimitPartialRefund(t *testing.T, h *Harness) {
+	h.SKU("lim")
+	h.Receive("lim", "default", 100)
+	h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", 5, 3600))
+	c1 := customer("c1")
+	r := h.committedBy("c1", line("lim", 5))
+	WantCode(t, h.reserveWith(c1, line("lim", 1)), stockd.CodePurchaseLimitExceeded)
+
+	h.doKey("refund-lim", returnCmd(r.ID, false, returnLine("lim", 2)))
+	h.doKey("refund-lim", returnCmd(r.ID, false, returnLine("lim", 2)))
+	if e := h.usageOf("c1", r.ID)["sku:lim"]; e.Quantity != 3 || e.Ordered != 5 {
+		t.Fatalf("usage after refunding 2 of 5: %+v, want 3 counted of 5 ordered", e)
+	}
+	more := h.reserveWith(c1, line("lim", 2))
+	if more.Err != nil {
+		t.Fatalf("after a partial refund of 2: %v", more.Err)
+	}
+	WantCode(t, h.reserveWith(c1, line("lim", 1)), stockd.CodePurchaseLimitExceeded)
+	// Refunding the rest releases the reservation: nothing of it counts.
+	h.MustDo(returnCmd(r.ID, false, returnLine("lim", 3)))
+	if u := h.usageOf("c1", r.ID); len(u) != 0 {
+		t.Fatalf("usage after the full refund: %+v, want none", u)
+	}
+	if res := h.reserveWith(c1, line("lim", 3)); res.Err != nil {
+		t.Fatalf("after the full refund: %v", res.Err)
+	}
+	WantCode(t, h.reserveWith(c1, line("lim", 1)), stockd.CodePurchaseLimitExceeded)
+
+	// A campaign limit counts the lines in its pool, whatever their SKU.
+	h.SKU("x")
+	for _, sku := range []string{"x", "lim"} {
+		h.receiveInto(stockd.PositionKey{SKU: sku, Location: "default", Pool: "drop"}, 10)
+	}
+	h.MustDo(setLimit(stockd.LimitScopeCampaign, "drop", 4, 3600))
+	c2 := customer("c2")
+	camp := h.committedBy("c2", inPool("x", "drop", 2), inPool("lim", "drop", 2))
+	WantCode(t, h.reserveWith(c2, inPool("x", "drop", 1)), stockd.CodePurchaseLimitExceeded)
+	h.MustDo(returnCmd(camp.ID, false, stockd.ReturnLine{SKU: "x", Pool: "drop", Quantity: 1}))
+	usage := h.usageOf("c2", camp.ID)
+	if usage["campaign:drop"].Quantity != 3 || usage["sku:lim"].Quantity != 2 {
+		t.Fatalf("usage after refunding 1 x: %+v, want drop 3 and lim 2", usage)
+	}
+	if res := h.reserveWith(c2, inPool("x", "drop", 1)); res.Err != nil {
+		t.Fatalf("after refunding 1 from the pool: %v", res.Err)
+	}
+	WantCode(t, h.reserveWith(c2, inPool("x", "drop", 1)), stockd.CodePurchaseLimitExceeded)
+
+	// A bundle limit counts bundles: 2 kits of 1 p and 2 q. One p back
+	// leaves both kits counted (each still holds components); once a
+	// kit's worth of every component is back, one kit is.
+	for _, s := range []string{"kit", "p", "q"} {
+		h.SKU(s)
+	}
+	h.MustDo(defineBundle("kit", stockd.BundleComponent{SKU: "p", Quantity: 1}, stockd.BundleComponent{SKU: "q", Quantity: 2}))
+	h.Receive("p", "default", 10)
+	h.Receive("q", "default", 10)
+	h.MustDo(setLimit(stockd.LimitScopeSKU, "kit", 2, 3600))
+	c3 := customer("c3")
+	kits := h.committedBy("c3", line("kit", 2))
+	h.MustDo(returnCmd(kits.ID, false, returnLine("p", 1)))
+	if e := h.usageOf("c3", kits.ID)["sku:kit"]; e.Quantity != 2 {
+		t.Fatalf("kit usage after one p back: %+v, want 2", e)
+	}
+	WantCode(t, h.reserveWith(c3, line("kit", 1)), stockd.CodePurchaseLimitExceeded)
+	h.MustDo(returnCmd(kits.ID, false, returnLine("q", 2)))
+	if e := h.usageOf("c3", kits.ID)["sku:kit"]; e.Quantity != 1 || e.Ordered != 2 {
+		t.Fatalf("kit usage after a kit's worth back: %+v, want 1 of 2", e)
+	}
+	if res := h.reserveWith(c3, line("kit", 1)); res.Err != nil {
+		t.Fatalf("after a kit's worth came back: %v", res.Err)
+	}
+	WantCode(t, h.reserveWith(c3, line("kit", 1)), stockd.CodePurchaseLimitExceeded)
+	h.Verify()
+}
+
+// testLimitPartialRefundRace: a customer at the limit refunds part of a
+// confirmed reservation while parallel reservations of one unit each
+// land, on separate replicas: whatever the order, the customer ends with
+// exactly the limit held, never more.
+func testLimitPartialRefundRace(t *testing.T, h *Harness) {
+	const limit, refunded, tries = 5, 2, 8
+	h.SKU("lim")
+	h.Receive("lim", "default", 100)
+	h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", limit, 3600))
+	r := h.committedBy("c1", line("lim", limit))
+	engines := h.replicas(tries + 1)
+	results := make([]stockd.Result, tries+1)
+	errs := make([]error, tries+1)
+	var wg sync.WaitGroup
+	for i := range tries + 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("lim", 1)}, CustomerID: "c1"}}
+			if i == tries {
+				cmd = returnCmd(r.ID, false, returnLine("lim", refunded))
+			}
+			cmd.IdempotencyKey = fmt.Sprintf("race-%d", i)
+			cmd.RequestHash = cmd.IdempotencyKey
+			results[i], errs[i] = engines[i].Submit(context.Background(), cmd)
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("command %d: %v", i, err)
+		}
+	}
+	if results[tries].Err != nil {
+		t.Fatalf("refund: %v", results[tries].Err)
+	}
+	passed := countPassed(t, results[:tries], stockd.CodePurchaseLimitExceeded)
+	if passed > refunded {
+		t.Fatalf("%d reservations passed, at most %d may", passed, refunded)
+	}
+	// What the race left of the refund is still there to take.
+	for range refunded - passed {
+		if res := h.reserveWith(customer("c1"), line("lim", 1)); res.Err != nil {
+			t.Fatalf("after the race: %v", res.Err)
+		}
+	}
+	WantCode(t, h.reserveWith(customer("c1"), line("lim", 1)), stockd.CodePurchaseLimitExceeded)
+	if c := h.Counters("lim", "default"); c.Committed+c.Reserved != limit {
+		t.Fatalf("counters %+v, want the customer's %d held", c, limit)
+	}
+	h.Verify()
+}
