@@ -262,29 +262,17 @@ func poOpen(d *PurchaseOrderDoc) int64 {
 // from the document (purchaseOrderTouches).
 type PurchaseOrderCancel struct {
 	OrderID string
-	// SKUs is optional and only locked: callers written when the batch
-	// could not read them from the document still send them.
-	SKUs []string
 }
 
 func (r *PurchaseOrderCancel) Kind() CommandKind { return KindPurchaseOrderCancel }
 
 func (r *PurchaseOrderCancel) Touches(t *Touches) {
 	t.Docs = append(t.Docs, DocKey{Kind: DocPurchaseOrder, ID: r.OrderID})
-	t.SKUs = append(t.SKUs, r.SKUs...)
 }
 
 func (r *PurchaseOrderCancel) normalize() *Error {
 	if !ValidIdentifier(r.OrderID) {
 		return InvalidField("id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
-	}
-	if len(r.SKUs) > PurchaseOrderLinesMax {
-		return InvalidField("skus", "at most %d", PurchaseOrderLinesMax)
-	}
-	for _, sku := range r.SKUs {
-		if !ValidIdentifier(sku) {
-			return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
-		}
 	}
 	return nil
 }

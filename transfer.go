@@ -129,11 +129,8 @@ func (tr *Transfer) decide(s *BatchState, c *Command) Result {
 // locks from the document (transferTouches).
 type TransferReceipt struct {
 	TransferID string
-	// SKU, when set, must be the transfer's. Optional: callers written
-	// when the batch could not read it from the document still send it.
-	SKU       string
-	Quantity  int64
-	Reference string
+	Quantity   int64
+	Reference  string
 }
 
 func (tr *TransferReceipt) Kind() CommandKind { return KindTransferReceipt }
@@ -146,9 +143,6 @@ func (tr *TransferReceipt) normalize() *Error {
 	if !ValidIdentifier(tr.TransferID) {
 		return InvalidField("id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
-	if tr.SKU != "" && !ValidIdentifier(tr.SKU) {
-		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
-	}
 	if err := validQuantity("quantity", tr.Quantity); err != nil {
 		return err
 	}
@@ -159,9 +153,6 @@ func (tr *TransferReceipt) decide(s *BatchState, c *Command) Result {
 	var d TransferDoc
 	if !s.docGet(DocTransfer, tr.TransferID, &d) {
 		return Result{Err: Errorf(CodeNotFound, "transfer %q not found", tr.TransferID)}
-	}
-	if tr.SKU != "" && d.SKU != tr.SKU {
-		return Result{Err: Errorf(CodeUnprocessable, "transfer %q moves sku %q, not %q", d.ID, d.SKU, tr.SKU)}
 	}
 	if open := d.Outstanding(); tr.Quantity > open {
 		return Result{Err: Errorf(CodeQuantityExceeded, "transfer %q has %d in transit, not %d", d.ID, open, tr.Quantity)}
@@ -192,9 +183,6 @@ func (tr *TransferReceipt) decide(s *BatchState, c *Command) Result {
 // only, as TransferReceipt does.
 type TransferCancel struct {
 	TransferID string
-	// SKU, when set, must be the transfer's (optional, as for
-	// TransferReceipt).
-	SKU string
 }
 
 func (tc *TransferCancel) Kind() CommandKind { return KindTransferCancel }
@@ -207,9 +195,6 @@ func (tc *TransferCancel) normalize() *Error {
 	if !ValidIdentifier(tc.TransferID) {
 		return InvalidField("id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
-	if tc.SKU != "" && !ValidIdentifier(tc.SKU) {
-		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
-	}
 	return nil
 }
 
@@ -217,9 +202,6 @@ func (tc *TransferCancel) decide(s *BatchState, c *Command) Result {
 	var d TransferDoc
 	if !s.docGet(DocTransfer, tc.TransferID, &d) {
 		return Result{Err: Errorf(CodeNotFound, "transfer %q not found", tc.TransferID)}
-	}
-	if tc.SKU != "" && d.SKU != tc.SKU {
-		return Result{Err: Errorf(CodeUnprocessable, "transfer %q moves sku %q, not %q", d.ID, d.SKU, tc.SKU)}
 	}
 	switch d.Status {
 	case TransferCancelled:

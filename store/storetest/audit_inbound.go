@@ -58,12 +58,12 @@ func testAuditInboundClean(t *testing.T, h *Harness) {
 	h.Receive("a", "L1", 20)
 
 	open := object[stockd.TransferDoc](t, h.Do(transferCmd("a", "L1", "L2", 6)))
-	h.MustDo(transferReceipt(open.ID, "a", 2))
+	h.MustDo(transferReceipt(open.ID, 2))
 	full := object[stockd.TransferDoc](t, h.Do(transferCmd("a", "L1", "L2", 3)))
-	h.MustDo(transferReceipt(full.ID, "a", 3))
+	h.MustDo(transferReceipt(full.ID, 3))
 	gone := object[stockd.TransferDoc](t, h.Do(transferCmd("a", "L1", "L2", 4)))
-	h.MustDo(transferReceipt(gone.ID, "a", 1))
-	h.MustDo(transferCancel(gone.ID, "a"))
+	h.MustDo(transferReceipt(gone.ID, 1))
+	h.MustDo(transferCancel(gone.ID))
 	h.wantCounters("a", "L2", stockd.Counters{OnHand: 6, InTransit: 4})
 
 	po := object[stockd.PurchaseOrderDoc](t, h.Do(poCmd("PO-A",
@@ -71,7 +71,7 @@ func testAuditInboundClean(t *testing.T, h *Harness) {
 	h.MustDo(poReceipt(po.ID, stockd.POLineRequest{SKU: "b", Quantity: 3}))
 	dropped := object[stockd.PurchaseOrderDoc](t, h.Do(poCmd("PO-B", stockd.POLineRequest{SKU: "b", Quantity: 9})))
 	h.MustDo(poReceipt(dropped.ID, stockd.POLineRequest{SKU: "b", Quantity: 1}))
-	h.MustDo(poCancel(dropped.ID, "b"))
+	h.MustDo(poCancel(dropped.ID))
 	done := object[stockd.PurchaseOrderDoc](t, h.Do(poCmd("PO-C", stockd.POLineRequest{SKU: "a", Location: "L2", Quantity: 2})))
 	h.MustDo(poReceipt(done.ID, stockd.POLineRequest{SKU: "a", Location: "L2", Quantity: 2}))
 	h.wantCounters("a", "L2", stockd.Counters{OnHand: 8, InTransit: 4, Incoming: 5})
@@ -93,7 +93,7 @@ func testAuditInboundReports(t *testing.T, h *Harness) {
 	h.Location("L2", 2)
 	h.Receive("a", "L1", 10)
 	tr := object[stockd.TransferDoc](t, h.Do(transferCmd("a", "L1", "L2", 6)))
-	h.MustDo(transferReceipt(tr.ID, "a", 2))
+	h.MustDo(transferReceipt(tr.ID, 2))
 	po := object[stockd.PurchaseOrderDoc](t, h.Do(poCmd("PO-X", stockd.POLineRequest{SKU: "b", Quantity: 5})))
 	h.Verify()
 

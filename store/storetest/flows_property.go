@@ -250,7 +250,7 @@ func (r *flowRun) transfer(t *rapid.T) {
 func (r *flowRun) transferReceipt(t *rapid.T) {
 	id, tr := pick(t, r.model.transfers, "transfer")
 	q := rapid.Int64Range(1, 5).Draw(t, "quantity")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindTransferReceipt, Op: &stockd.TransferReceipt{TransferID: id, SKU: tr.to.SKU, Quantity: q}})
+	got := r.submit(t, stockd.Command{Kind: stockd.KindTransferReceipt, Op: &stockd.TransferReceipt{TransferID: id, Quantity: q}})
 	if q > tr.outstanding {
 		expect(t, "transfer receipt", got, stockd.CodeQuantityExceeded)
 		return
@@ -262,7 +262,7 @@ func (r *flowRun) transferReceipt(t *rapid.T) {
 
 func (r *flowRun) transferCancel(t *rapid.T) {
 	id, tr := pick(t, r.model.transfers, "transfer")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id, SKU: tr.to.SKU}})
+	got := r.submit(t, stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id}})
 	if !tr.cancelled && tr.outstanding == 0 {
 		expect(t, "cancel of a received transfer", got, stockd.CodeUnprocessable)
 		return
@@ -308,7 +308,7 @@ func (r *flowRun) orderReceipt(t *rapid.T) {
 
 func (r *flowRun) orderCancel(t *rapid.T) {
 	id, o := pick(t, r.model.orders, "order")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindPurchaseOrderCancel, Op: &stockd.PurchaseOrderCancel{OrderID: id, SKUs: []string{o.key.SKU}}})
+	got := r.submit(t, stockd.Command{Kind: stockd.KindPurchaseOrderCancel, Op: &stockd.PurchaseOrderCancel{OrderID: id}})
 	if !o.cancelled && o.open == 0 {
 		expect(t, "cancel of a received order", got, stockd.CodeUnprocessable)
 		return
