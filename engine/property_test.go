@@ -290,6 +290,11 @@ func (p *propertyRun) decide(t *rapid.T) {
 		t.Skip("no approval yet")
 	}
 	id := rapid.SampledFrom(p.model.approvalIDs).Draw(t, "approval")
+	if rapid.IntRange(0, 19).Draw(t, "wait_past_ttl") == 0 {
+		// Rarely, since it also ends every hold and campaign: the decision
+		// comes too late and finds the approval expired.
+		p.now.Add(int64(stockd.ApprovalTTL))
+	}
 	reject := rapid.Bool().Draw(t, "reject")
 	actor := rapid.SampledFrom(propertyActors).Draw(t, "actor")
 	op := &stockd.ApprovalDecision{ID: id, Reject: reject}
@@ -306,6 +311,28 @@ func (p *propertyRun) decide(t *rapid.T) {
 	var got stockd.Approval
 	if err := json.Unmarshal(res.Object, &got); err != nil || got.Status != ap.status {
 		t.Fatalf("%s answered %s (%v), model expects status %s", op.Kind(), res.Object, err, ap.status)
+	}
+	if ap.status == stockd.ApprovalApproved {
+		p.approvedOnce(t, id, ap)
+	}
+}
+
+// approvedOnce checks the ledger holds one entry of the approved
+// adjustment, naming requester and approver, however often it was
+// approved.
+func (p *propertyRun) approvedOnce(t *rapid.T, id string, ap *modelApproval) {
+	entries, err := p.store.LedgerList(ctx, store.LedgerListParams{SKU: ap.k.SKU, Limit: stockd.PageSizeMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []stockd.LedgerEntry
+	for _, e := range entries {
+		if e.BusinessType == stockd.BusinessAdjustment && e.BusinessID == id {
+			found = append(found, e)
+		}
+	}
+	if len(found) != 1 || found[0].Delta.OnHand != ap.delta || found[0].Actor != ap.requestedBy || found[0].Approver == "" || found[0].Approver == ap.requestedBy {
+		t.Fatalf("approval %s: ledger entries %+v, want one of %d by %s with another approver", id, found, ap.delta, ap.requestedBy)
 	}
 }
 
