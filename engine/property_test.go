@@ -18,7 +18,9 @@ import (
 )
 
 // The model is the rules written out plainly, independent of the domain
-// package: counters per position and a status per reservation.
+// package: counters per position, a status per reservation, the limited
+// customer's usage, the campaigns' windows and whether each closed, and a
+// status per approval.
 type modelReservation struct {
 	id        string
 	status    stockd.ReservationStatus
@@ -441,6 +443,13 @@ func (p *propertyRun) allocate(t *rapid.T, from, to string) {
 	default:
 		wantCode(t, "allocate", res, "")
 		p.model.poolMove(src, to, q)
+		var got stockd.Allocation
+		dst := poolKey(sku, loc, to)
+		if err := json.Unmarshal(res.Object, &got); err != nil || got.Quantity != q ||
+			got.From.PositionKey != src || got.From.Counters != p.model.counters[src] ||
+			got.To.PositionKey != dst || got.To.Counters != p.model.counters[dst] {
+			t.Fatalf("allocate answered %s (%v), model expects %+v then %+v", res.Object, err, p.model.counters[src], p.model.counters[dst])
+		}
 	}
 }
 
