@@ -199,10 +199,20 @@ func (s *Server) instrument(operation string, h http.HandlerFunc) http.Handler {
 }
 
 // unmatched answers a request no route serves: 405 with Allow when the
-// path exists under other methods, else 404, both as problems.
+// path exists under other methods, else 404, both as problems. The
+// methods probed are those the routes register, so that a method added
+// later (PATCH) is offered without a change here.
 func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
+	var methods []string
+	for _, rt := range s.routes() {
+		// Every pattern is "METHOD /path".
+		if i := slices.Index([]byte(rt.pattern), ' '); i > 0 && !slices.Contains(methods, rt.pattern[:i]) {
+			methods = append(methods, rt.pattern[:i])
+		}
+	}
+	slices.Sort(methods)
 	var allowed []string
-	for _, method := range []string{http.MethodGet, http.MethodPost} {
+	for _, method := range methods {
 		probe := r.Clone(r.Context())
 		probe.Method = method
 		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
