@@ -3,6 +3,7 @@ package stockd
 func (a *Adjust) touches(t *Touches) {
 	t.Ensure = append(t.Ensure, a.Position)
 	t.SKUs = append(t.SKUs, a.Position.SKU)
+	stockInTouches(a.Position.SKU, t)
 }
 
 // adjust applies an adjustment within its SKU's approval threshold, and
@@ -37,6 +38,11 @@ func (s *BatchState) adjustDelta(a *Adjust) (int64, *Error) {
 			return 0, Errorf(CodeStaleQuantity, "on_hand is %d, not the expected %d", cur.OnHand, a.ExpectedOnHand)
 		}
 		delta = a.SetOnHand - cur.OnHand
+	}
+	if delta > 0 {
+		if err := s.stockIn(a.Position.SKU); err != nil {
+			return 0, err
+		}
 	}
 	after := cur.Add(Counters{OnHand: delta})
 	if after.OnHand > CounterMax {

@@ -98,9 +98,40 @@ func (b *BundleCreate) decide(s *BatchState, c *Command) Result {
 			return Result{Err: InvalidField("components.sku", "%s is a bundle; bundles do not nest", comp.SKU)}
 		}
 	}
+	if s.holdsStock(b.Bundle) {
+		// Its units would be stranded: reservations take components.
+		return Result{Err: Errorf(CodeUnprocessable, "sku %q holds stock of its own; a bundle holds none", b.Bundle)}
+	}
 	doc := Bundle{ID: b.Bundle, Components: slices.Clone(b.Components), CreatedAt: s.Now}
 	s.docPut(DocBundle, b.Bundle, doc)
 	return Result{Object: orderObject(doc), Created: true}
+}
+
+// stockInTouches names the bundle document of a SKU that stock is about to
+// come into, so that stockIn can refuse a bundle.
+func stockInTouches(sku string, t *Touches) {
+	t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: sku})
+}
+
+// stockIn refuses stock coming into a bundle SKU (a receipt, an increase,
+// a purchase order): its stock is its components', and units on its own
+// positions could never be reserved. The batch must have named the SKU
+// with stockInTouches.
+func (s *BatchState) stockIn(sku string) *Error {
+	if _, ok := s.Docs[DocKey{Kind: DocBundle, ID: sku}]; ok {
+		return Errorf(CodeUnprocessable, "sku %q is a bundle: it holds no stock of its own; stock its components", sku)
+	}
+	return nil
+}
+
+// holdsStock reports whether any position of sku has, or expects, units.
+func (s *BatchState) holdsStock(sku string) bool {
+	for k, c := range s.Positions {
+		if k.SKU == sku && (c.OnHand > 0 || c.InTransit > 0 || c.Incoming > 0) {
+			return true
+		}
+	}
+	return false
 }
 
 func componentSKUs(cs []BundleComponent) []string {

@@ -113,6 +113,7 @@ func (po *PurchaseOrder) Touches(t *Touches) {
 	for _, l := range po.Lines {
 		t.SKUs = append(t.SKUs, l.SKU)
 		t.Ensure = append(t.Ensure, PositionKey{SKU: l.SKU, Location: l.Location, Pool: PoolDefault})
+		stockInTouches(l.SKU, t)
 	}
 }
 
@@ -148,6 +149,9 @@ func (po *PurchaseOrder) decide(s *BatchState, c *Command) Result {
 		line := POLine{SKU: l.SKU, Location: l.Location, Quantity: l.Quantity}
 		k := line.key()
 		if err := s.checkPosition(k); err != nil {
+			return Result{Err: err}
+		}
+		if err := s.stockIn(k.SKU); err != nil {
 			return Result{Err: err}
 		}
 		if s.Locations[k.Location].Inactive {

@@ -26,6 +26,7 @@ func orderCases() []struct {
 		{"OrderDeductionTiming", testOrderDeductionTiming},
 		{"OrderBundles", testOrderBundles},
 		{"OrderBundleRace", testOrderBundleRace},
+		{"OrderBundleHoldsNoStock", testOrderBundleHoldsNoStock},
 		{"OrderLimits", testOrderLimits},
 		{"OrderLimitRace", testOrderLimitRace},
 	}
