@@ -16,7 +16,22 @@ const KindBundleCreate CommandKind = "bundle_create"
 const (
 	BundleComponentsMax              = 10
 	BundleComponentQuantityMax int64 = 1000
+	// BundlesPerComponentMax bounds the bundles one SKU is a component of,
+	// and so the size of its BundleParents document.
+	BundlesPerComponentMax = 1000
 )
+
+// DocBundleParents is the document (id = a component SKU) listing the
+// bundles a SKU is a component of: the reverse of the bundle documents,
+// read under lock when a bundle is defined so that no SKU is ever both a
+// component and a bundle, whichever definition comes first.
+const DocBundleParents = "bundle_parents"
+
+// BundleParents is the DocBundleParents document.
+type BundleParents struct {
+	SKU     string   `json:"sku"`
+	Bundles []string `json:"bundles"`
+}
 
 // BundleComponent is quantity units of a component SKU in one bundle.
 type BundleComponent struct {
@@ -47,10 +62,10 @@ func (b *BundleCreate) Kind() CommandKind { return KindBundleCreate }
 // Touches names the bundle's document, each component's (a component must
 // not be a bundle), and the SKUs, to read that they exist.
 func (b *BundleCreate) Touches(t *Touches) {
-	t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: b.Bundle})
+	t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: b.Bundle}, DocKey{Kind: DocBundleParents, ID: b.Bundle})
 	t.SKUs = append(t.SKUs, b.Bundle)
 	for _, c := range b.Components {
-		t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: c.SKU})
+		t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: c.SKU}, DocKey{Kind: DocBundleParents, ID: c.SKU})
 		t.SKUs = append(t.SKUs, c.SKU)
 	}
 }
@@ -98,9 +113,26 @@ func (b *BundleCreate) decide(s *BatchState, c *Command) Result {
 			return Result{Err: InvalidField("components.sku", "%s is a bundle; bundles do not nest", comp.SKU)}
 		}
 	}
+	var parents BundleParents
+	if s.docGet(DocBundleParents, b.Bundle, &parents) && len(parents.Bundles) > 0 {
+		return Result{Err: InvalidField("bundle", "%s is a component of bundle %s; bundles do not nest", b.Bundle, parents.Bundles[0])}
+	}
 	if s.holdsStock(b.Bundle) {
 		// Its units would be stranded: reservations take components.
 		return Result{Err: Errorf(CodeUnprocessable, "sku %q holds stock of its own; a bundle holds none", b.Bundle)}
+	}
+	for _, comp := range b.Components {
+		p := BundleParents{SKU: comp.SKU}
+		s.docGet(DocBundleParents, comp.SKU, &p)
+		if len(p.Bundles) >= BundlesPerComponentMax {
+			return Result{Err: InvalidField("components.sku", "%s is a component of %d bundles already", comp.SKU, len(p.Bundles))}
+		}
+	}
+	for _, comp := range b.Components {
+		p := BundleParents{SKU: comp.SKU}
+		s.docGet(DocBundleParents, comp.SKU, &p)
+		p.Bundles = append(p.Bundles, b.Bundle)
+		s.docPut(DocBundleParents, comp.SKU, p)
 	}
 	doc := Bundle{ID: b.Bundle, Components: slices.Clone(b.Components), CreatedAt: s.Now}
 	s.docPut(DocBundle, b.Bundle, doc)

@@ -109,7 +109,8 @@ func exerciseOrders(h *harness) {
 	h.mustRefuse("/v1/receipts", "bundle-receipt", `{"sku":"OKIT","quantity":1}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
 	h.mustRefuse("/v1/purchase-orders", "bundle-po", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"OKIT","location":"default","quantity":1}]}`,
 		http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
-	h.mustRefuse("/v1/bundles", "bundle-stocked", `{"bundle":"OX","components":[{"sku":"OY","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
+	h.seed(3, "OSTOCKED")
+	h.mustRefuse("/v1/bundles", "bundle-stocked", `{"bundle":"OSTOCKED","components":[{"sku":"OY","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
 	if b.Bundle != "OKIT" || len(b.Components) != 2 || b.Components[0] != (BundleComponent{SKU: "OX", Quantity: 2}) || b.Availability != nil {
 		h.t.Fatalf("bundle = %+v", b)
 	}

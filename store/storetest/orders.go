@@ -27,6 +27,7 @@ func orderCases() []struct {
 		{"OrderBundles", testOrderBundles},
 		{"OrderBundleRace", testOrderBundleRace},
 		{"OrderBundleHoldsNoStock", testOrderBundleHoldsNoStock},
+		{"OrderBundlesDoNotNest", testOrderBundlesDoNotNest},
 		{"OrderLimits", testOrderLimits},
 		{"OrderLimitRace", testOrderLimitRace},
 	}

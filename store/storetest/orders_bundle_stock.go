@@ -33,3 +33,25 @@ func testOrderBundleHoldsNoStock(t *testing.T, h *Harness) {
 	wantLines(t, h.Reserve(line("kit", 2)), stockd.ReservationLine{SKU: "x", Quantity: 2, Location: "default", Pool: stockd.PoolDefault, Bundle: "kit"})
 	h.Verify()
 }
+
+// testOrderBundlesDoNotNest: a SKU is a bundle or a component, never both,
+// whichever definition comes first.
+func testOrderBundlesDoNotNest(t *testing.T, h *Harness) {
+	for _, s := range []string{"kit", "part", "box", "other"} {
+		h.SKU(s)
+	}
+	h.MustDo(defineBundle("kit", stockd.BundleComponent{SKU: "part", Quantity: 2}))
+	// part is a component: it cannot become a bundle.
+	WantCode(t, h.Do(defineBundle("part", stockd.BundleComponent{SKU: "other", Quantity: 1})), stockd.CodeInvalidInput)
+	// kit is a bundle: it cannot become a component.
+	WantCode(t, h.Do(defineBundle("box", stockd.BundleComponent{SKU: "kit", Quantity: 1})), stockd.CodeInvalidInput)
+	// part may be a component of several bundles.
+	h.MustDo(defineBundle("box", stockd.BundleComponent{SKU: "part", Quantity: 1}, stockd.BundleComponent{SKU: "other", Quantity: 1}))
+	d, err := h.Store.DocumentGet(ctx, stockd.DocKey{Kind: stockd.DocBundleParents, ID: "part"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !jsonEqual(d.Body, `{"sku":"part","bundles":["kit","box"]}`) {
+		t.Fatalf("parents of part = %s", d.Body)
+	}
+}
