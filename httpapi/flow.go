@@ -400,19 +400,9 @@ func (s *Server) createTransferReceipt(w http.ResponseWriter, r *http.Request) {
 
 // cancelTransfer names the transfer only, as createTransferReceipt does.
 func (s *Server) cancelTransfer(w http.ResponseWriter, r *http.Request) {
-	var req emptyRequest
-	s.mutate(w, r, mutation{
-		body:         &req,
-		bodyOptional: true,
-		command: func() (stockd.Command, *stockd.Error) {
-			id, err := pathIdentifier(r, "id")
-			if err != nil {
-				return stockd.Command{}, err
-			}
-			return stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id}}, nil
-		},
-		answer: objectOut(transferOut),
-	})
+	s.mutateResource(w, r, "id", func(id string) stockd.Operation {
+		return &stockd.TransferCancel{TransferID: id}
+	}, objectOut(transferOut))
 }
 
 func (s *Server) getTransfer(w http.ResponseWriter, r *http.Request) {
@@ -481,19 +471,9 @@ func (s *Server) createPurchaseOrderReceipt(w http.ResponseWriter, r *http.Reque
 // cancelPurchaseOrder names the order only: the batch locks the
 // positions of its lines (stockd.DocumentTouches).
 func (s *Server) cancelPurchaseOrder(w http.ResponseWriter, r *http.Request) {
-	var req emptyRequest
-	s.mutate(w, r, mutation{
-		body:         &req,
-		bodyOptional: true,
-		command: func() (stockd.Command, *stockd.Error) {
-			id, err := pathIdentifier(r, "id")
-			if err != nil {
-				return stockd.Command{}, err
-			}
-			return stockd.Command{Kind: stockd.KindPurchaseOrderCancel, Op: &stockd.PurchaseOrderCancel{OrderID: id}}, nil
-		},
-		answer: objectOut(purchaseOrderOut),
-	})
+	s.mutateResource(w, r, "id", func(id string) stockd.Operation {
+		return &stockd.PurchaseOrderCancel{OrderID: id}
+	}, objectOut(purchaseOrderOut))
 }
 
 func (s *Server) getPurchaseOrder(w http.ResponseWriter, r *http.Request) {

@@ -19,6 +19,26 @@ type mutation struct {
 	answer func(stockd.Result) any
 }
 
+// mutateResource runs a mutation that only names the resource in the path
+// parameter param and has no body of its own (absent or {}): closing,
+// cancelling, approving.
+func (s *Server) mutateResource(w http.ResponseWriter, r *http.Request, param string, op func(id string) stockd.Operation, answer func(stockd.Result) any) {
+	var req emptyRequest
+	s.mutate(w, r, mutation{
+		body:         &req,
+		bodyOptional: true,
+		command: func() (stockd.Command, *stockd.Error) {
+			id, err := pathIdentifier(r, param)
+			if err != nil {
+				return stockd.Command{}, err
+			}
+			o := op(id)
+			return stockd.Command{Kind: o.Kind(), Op: o}, nil
+		},
+		answer: answer,
+	})
+}
+
 // mutate runs the steps every mutation shares: the idempotency key, the
 // actor, the strict body, the request fingerprint, the engine, and the
 // answer. Each refusal before Submit writes nothing. A replay is rendered

@@ -178,20 +178,9 @@ func (s *Server) createAllocation(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) closeCampaign(w http.ResponseWriter, r *http.Request) {
-	var req emptyRequest
-	s.mutate(w, r, mutation{
-		body:         &req,
-		bodyOptional: true,
-		command: func() (stockd.Command, *stockd.Error) {
-			pool, verr := pathIdentifier(r, "pool")
-			if verr != nil {
-				return stockd.Command{}, verr
-			}
-			op := &stockd.CampaignClose{Pool: pool}
-			return stockd.Command{Kind: op.Kind(), Op: op}, nil
-		},
-		answer: objectAnswer[Pool],
-	})
+	s.mutateResource(w, r, "pool", func(pool string) stockd.Operation {
+		return &stockd.CampaignClose{Pool: pool}
+	}, objectAnswer[Pool])
 }
 
 func (s *Server) updateLocation(w http.ResponseWriter, r *http.Request) {
@@ -235,20 +224,9 @@ func (s *Server) updateSKU(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) decideApproval(reject bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		var req emptyRequest
-		s.mutate(w, r, mutation{
-			body:         &req,
-			bodyOptional: true,
-			command: func() (stockd.Command, *stockd.Error) {
-				id, verr := pathIdentifier(r, "id")
-				if verr != nil {
-					return stockd.Command{}, verr
-				}
-				op := &stockd.ApprovalDecision{ID: id, Reject: reject}
-				return stockd.Command{Kind: op.Kind(), Op: op}, nil
-			},
-			answer: objectAnswer[Approval],
-		})
+		s.mutateResource(w, r, "id", func(id string) stockd.Operation {
+			return &stockd.ApprovalDecision{ID: id, Reject: reject}
+		}, objectAnswer[Approval])
 	}
 }
 
