@@ -1,10 +1,7 @@
 package storetest
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/stockd/stockd"
@@ -130,29 +127,12 @@ func testLimitPartialRefundRace(t *testing.T, h *Harness) {
 	h.Receive("lim", "default", 100)
 	h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", limit, 3600))
 	r := h.committedBy("c1", line("lim", limit))
-	engines := h.replicas(tries + 1)
-	results := make([]stockd.Result, tries+1)
-	errs := make([]error, tries+1)
-	var wg sync.WaitGroup
-	for i := range tries + 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("lim", 1)}, CustomerID: "c1"}}
-			if i == tries {
-				cmd = returnCmd(r.ID, false, returnLine("lim", refunded))
-			}
-			cmd.IdempotencyKey = fmt.Sprintf("race-%d", i)
-			cmd.RequestHash = cmd.IdempotencyKey
-			results[i], errs[i] = engines[i].Submit(context.Background(), cmd)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("command %d: %v", i, err)
+	results := h.raceCommands(tries+1, func(i int) stockd.Command {
+		if i == tries {
+			return returnCmd(r.ID, false, returnLine("lim", refunded))
 		}
-	}
+		return stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("lim", 1)}, CustomerID: "c1"}}
+	})
 	if results[tries].Err != nil {
 		t.Fatalf("refund: %v", results[tries].Err)
 	}

@@ -1,10 +1,7 @@
 package storetest
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -42,12 +39,6 @@ func (h *Harness) doKey(key string, cmd stockd.Command) stockd.Result {
 	h.T.Helper()
 	cmd.IdempotencyKey, cmd.RequestHash = key, key
 	return h.Do(cmd)
-}
-
-// submitKey is doKey for goroutines other than the test's.
-func (h *Harness) submitKey(key string, cmd stockd.Command) (stockd.Result, error) {
-	cmd.IdempotencyKey, cmd.RequestHash = key, key
-	return h.Engine.Submit(context.Background(), cmd)
 }
 
 // object decodes an operation's answer.
@@ -160,32 +151,8 @@ func testFlowRefundRace(t *testing.T, h *Harness) {
 	h.SKU("a")
 	h.Receive("a", "default", 5)
 	r := h.committed("a", 5)
-	const tries = 12
-	var wg sync.WaitGroup
-	results := make([]stockd.Result, tries)
-	errs := make([]error, tries)
-	for i := range tries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = h.submitKey(fmt.Sprintf("race-%d", i), returnCmd(r.ID, false, returnLine("a", 1)))
-		}()
-	}
-	wg.Wait()
-	ok := 0
-	for i := range tries {
-		if errs[i] != nil {
-			t.Fatalf("refund %d: %v", i, errs[i])
-		}
-		switch {
-		case results[i].Err == nil:
-			ok++
-		case results[i].Err.Code == stockd.CodeQuantityExceeded, results[i].Err.Code == stockd.CodeInvalidTransition:
-		default:
-			t.Fatalf("refund %d: %v", i, results[i].Err)
-		}
-	}
-	if ok != 5 {
+	results := h.raceCommands(12, func(int) stockd.Command { return returnCmd(r.ID, false, returnLine("a", 1)) })
+	if ok := countPassed(t, results, stockd.CodeQuantityExceeded, stockd.CodeInvalidTransition); ok != 5 {
 		t.Fatalf("%d refunds succeeded, want 5", ok)
 	}
 	h.wantCounters("a", "default", stockd.Counters{OnHand: 5})
@@ -435,30 +402,8 @@ func testFlowTransferReceiptRace(t *testing.T, h *Harness) {
 	h.Location("L2", 2)
 	h.Receive("a", "L1", 6)
 	tr := object[stockd.TransferDoc](t, h.Do(transferCmd("a", "L1", "L2", 6)))
-	const tries = 10
-	var wg sync.WaitGroup
-	results := make([]stockd.Result, tries)
-	errs := make([]error, tries)
-	for i := range tries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = h.submitKey(fmt.Sprintf("race-%d", i), transferReceipt(tr.ID, 1))
-		}()
-	}
-	wg.Wait()
-	ok := 0
-	for i := range tries {
-		if errs[i] != nil {
-			t.Fatalf("receipt %d: %v", i, errs[i])
-		}
-		if results[i].Err == nil {
-			ok++
-		} else if results[i].Err.Code != stockd.CodeQuantityExceeded {
-			t.Fatalf("receipt %d: %v", i, results[i].Err)
-		}
-	}
-	if ok != 6 {
+	results := h.raceCommands(10, func(int) stockd.Command { return transferReceipt(tr.ID, 1) })
+	if ok := countPassed(t, results, stockd.CodeQuantityExceeded); ok != 6 {
 		t.Fatalf("%d receipts landed, want 6", ok)
 	}
 	h.wantCounters("a", "L2", stockd.Counters{OnHand: 6})
@@ -550,26 +495,12 @@ func testFlowPurchaseOrder(t *testing.T, h *Harness) {
 func testFlowPurchaseOrderCancelRace(t *testing.T, h *Harness) {
 	h.SKU("a")
 	po := object[stockd.PurchaseOrderDoc](t, h.Do(poCmd("", stockd.POLineRequest{SKU: "a", Quantity: 20})))
-	const tries = 12
-	var wg sync.WaitGroup
-	errs := make([]error, tries)
-	for i := range tries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := poCancel(po.ID)
-			if i%2 == 0 {
-				cmd = poReceipt(po.ID, stockd.POLineRequest{SKU: "a", Quantity: 1})
-			}
-			_, errs[i] = h.submitKey(fmt.Sprintf("race-%d", i), cmd)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("command %d: %v", i, err)
+	h.raceCommands(12, func(i int) stockd.Command {
+		if i%2 == 0 {
+			return poReceipt(po.ID, stockd.POLineRequest{SKU: "a", Quantity: 1})
 		}
-	}
+		return poCancel(po.ID)
+	})
 	if n := len(h.ledgerOf("a", stockd.BusinessPOCancel)); n != 1 {
 		t.Fatalf("%d cancel entries, want 1", n)
 	}
@@ -586,30 +517,8 @@ func testFlowPurchaseOrderCancelRace(t *testing.T, h *Harness) {
 // incoming counts it once.
 func testFlowPurchaseOrderCreateRace(t *testing.T, h *Harness) {
 	h.SKU("a")
-	const tries = 8
-	var wg sync.WaitGroup
-	results := make([]stockd.Result, tries)
-	errs := make([]error, tries)
-	for i := range tries {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = h.submitKey(fmt.Sprintf("race-%d", i), poCmd("PO-R", stockd.POLineRequest{SKU: "a", Quantity: 7}))
-		}()
-	}
-	wg.Wait()
-	created := 0
-	for i := range tries {
-		if errs[i] != nil {
-			t.Fatalf("create %d: %v", i, errs[i])
-		}
-		if results[i].Err == nil {
-			created++
-		} else if results[i].Err.Code != stockd.CodeAlreadyExists {
-			t.Fatalf("create %d: %v", i, results[i].Err)
-		}
-	}
-	if created != 1 {
+	results := h.raceCommands(8, func(int) stockd.Command { return poCmd("PO-R", stockd.POLineRequest{SKU: "a", Quantity: 7}) })
+	if created := countPassed(t, results, stockd.CodeAlreadyExists); created != 1 {
 		t.Fatalf("%d creates succeeded, want 1", created)
 	}
 	h.wantCounters("a", "default", stockd.Counters{Incoming: 7})

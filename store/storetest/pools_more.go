@@ -254,21 +254,13 @@ func testApprovalRace(t *testing.T, h *Harness) {
 	h.SKU("a")
 	h.Receive("a", "default", 10)
 	ap := h.requestApproval("clerk", "a", 500)
-	var wg sync.WaitGroup
-	results := make([]stockd.Result, 2)
-	errs := make([]error, 2)
-	for i := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i], errs[i] = h.submit(fmt.Sprintf("approve-%d", i), fmt.Sprintf("boss-%d", i), decision(ap.ID, false))
-		}()
-	}
-	wg.Wait()
-	for i := range 2 {
-		if errs[i] != nil || results[i].Err != nil {
-			t.Fatalf("approval %d: %v %v", i, errs[i], results[i].Err)
-		}
+	results := h.raceCommands(2, func(i int) stockd.Command {
+		c := decision(ap.ID, false)
+		c.Actor = fmt.Sprintf("boss-%d", i)
+		return c
+	})
+	if ok := countPassed(t, results); ok != 2 {
+		t.Fatalf("%d approvals answered, want both (the second one the approved approval)", ok)
 	}
 	if c := h.Counters("a", "default"); c.OnHand != 510 {
 		t.Fatalf("on_hand %d, want 510: applied once", c.OnHand)
