@@ -180,8 +180,11 @@ func (s *BatchState) poolStockAdd(pool, sku, location string) *Error {
 
 // campaignReturn moves quantity just released at k back to the normal pool
 // when k's pool is a closed campaign, so that stock released after the
-// close is returned as the leftovers were.
-func (s *BatchState) campaignReturn(k PositionKey, quantity int64, businessID, actor string) {
+// close is returned as the leftovers were. The entry's business id is
+// businessID and the pool: one release or refund may return stock from
+// several closed campaigns into the same normal position, and pool ids
+// cannot hold a "/".
+func (s *BatchState) campaignReturn(k PositionKey, quantity int64, businessID, reservationID, actor string) {
 	if k.Pool == PoolDefault {
 		return
 	}
@@ -195,7 +198,7 @@ func (s *BatchState) campaignReturn(k PositionKey, quantity int64, businessID, a
 	if q <= 0 {
 		return
 	}
-	s.poolMove(k, PoolDefault, q, LedgerEntry{BusinessType: BusinessCampaignReturn, BusinessID: businessID, ReservationID: businessID, Actor: actor})
+	s.poolMove(k, PoolDefault, q, LedgerEntry{BusinessType: BusinessCampaignReturn, BusinessID: businessID + "/" + k.Pool, ReservationID: reservationID, Actor: actor})
 }
 
 // poolMove moves q of on_hand from position from to the same SKU and

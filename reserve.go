@@ -211,7 +211,7 @@ func (s *BatchState) move(res *Reservation, to ReservationStatus, business, acto
 		// Stock held in a closed campaign's pool goes back to normal; the
 		// customer's limits get the quantity back.
 		for _, l := range res.Lines {
-			s.campaignReturn(l.Key(), l.Quantity, res.ID, actor)
+			s.campaignReturn(l.Key(), l.Quantity, res.ID, res.ID, actor)
 		}
 		s.limitGiveBack(res)
 	}

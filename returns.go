@@ -169,7 +169,7 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 			rl.Refunded += q
 			// Stock refunded into a closed campaign's pool goes back to
 			// normal, as a release's would.
-			s.campaignReturn(rl.Key(), q, receipt.ID, c.Actor)
+			s.campaignReturn(rl.Key(), q, receipt.ID, res.ID, c.Actor)
 		} else {
 			delta := Counters{OnHand: q, Quarantined: q}
 			if r.Restock {

@@ -21,6 +21,7 @@ func poolCases() []struct {
 		{"Allocation", testAllocation},
 		{"CampaignClose", testCampaignClose},
 		{"CampaignCloseRace", testCampaignCloseRace},
+		{"CampaignReturnsFromTwo", testCampaignReturnsFromTwo},
 		{"Settings", testSettings},
 		{"Approval", testApproval},
 		{"ApprovalRefusals", testApprovalRefusals},
