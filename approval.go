@@ -36,12 +36,15 @@ type Approval struct {
 	// OnHandChange is the change of on_hand the adjustment made when it was
 	// requested; a set_on_hand adjustment may make another when approved,
 	// or be refused as stale.
-	OnHandChange int64      `json:"on_hand_change"`
-	RequestedBy  string     `json:"requested_by"`
-	RequestedAt  time.Time  `json:"requested_at"`
-	ExpiresAt    time.Time  `json:"expires_at"`
-	DecidedBy    string     `json:"decided_by,omitempty"`
-	DecidedAt    *time.Time `json:"decided_at,omitempty"`
+	OnHandChange int64  `json:"on_hand_change"`
+	RequestedBy  string `json:"requested_by"`
+	// RequestedByKey is the API key that asked; empty on a server running
+	// open, where the actor is all there is to compare.
+	RequestedByKey string     `json:"requested_by_key,omitempty"`
+	RequestedAt    time.Time  `json:"requested_at"`
+	ExpiresAt      time.Time  `json:"expires_at"`
+	DecidedBy      string     `json:"decided_by,omitempty"`
+	DecidedAt      *time.Time `json:"decided_at,omitempty"`
 }
 
 // ApprovalAdjustment is the adjustment an approval applies, as requested.
@@ -83,13 +86,14 @@ func (a ApprovalAdjustment) adjust() *Adjust {
 // as pending; nothing changes until another key approves it.
 func (s *BatchState) requestApproval(c *Command, delta int64) Result {
 	ap := Approval{
-		ID:           s.NewID(),
-		Status:       ApprovalPending,
-		Adjustment:   approvalAdjustmentOf(c.Adjust),
-		OnHandChange: delta,
-		RequestedBy:  c.Actor,
-		RequestedAt:  s.Now,
-		ExpiresAt:    s.Now.Add(ApprovalTTL),
+		ID:             s.NewID(),
+		Status:         ApprovalPending,
+		Adjustment:     approvalAdjustmentOf(c.Adjust),
+		OnHandChange:   delta,
+		RequestedBy:    c.Actor,
+		RequestedByKey: c.KeyID,
+		RequestedAt:    s.Now,
+		ExpiresAt:      s.Now.Add(ApprovalTTL),
 	}
 	s.docPut(DocApproval, ap.ID, ap)
 	return Result{Pending: true, Object: objectOf(ap)}
@@ -141,7 +145,9 @@ func (d *ApprovalDecision) decide(s *BatchState, c *Command) Result {
 		return Result{Err: Errorf(CodeInvalidTransition, "approval %q is %s: only a pending one can be rejected", ap.ID, ap.Status)}
 	}
 	// Checked first, whatever the status: the requester never approves.
-	if c.Actor == ap.RequestedBy {
+	// The key decides, not the actor a caller may name: one key approving
+	// its own request under another X-Actor is still the requester.
+	if c.Actor == ap.RequestedBy || (c.KeyID != "" && c.KeyID == ap.RequestedByKey) {
 		return Result{Err: Errorf(CodeSelfApproval, "an adjustment needs the approval of a key other than its requester's")}
 	}
 	switch ap.Status {

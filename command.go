@@ -32,7 +32,12 @@ type Command struct {
 	// RequestHash fingerprints the request; the same key with another hash
 	// is idempotency_key_reused.
 	RequestHash string
-	Actor       string
+	// Actor is who the caller says acts (X-Actor), or the key's id.
+	Actor string
+	// KeyID is the API key that sent the command, empty on a server
+	// running open and for internal workers. Unlike Actor, the caller
+	// cannot choose it: decisions about who may do what compare it.
+	KeyID string
 
 	SKU        *SKU
 	Location   *Location

@@ -55,8 +55,12 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		writeProblem(w, err)
 		return
 	}
-	if key, ok := keyOf(r.Context()); ok && actor == "" {
-		actor = key.ID
+	var keyID string
+	if key, ok := keyOf(r.Context()); ok {
+		keyID = key.ID
+		if actor == "" {
+			actor = key.ID
+		}
 	}
 	body, err := readBody(w, r)
 	if err != nil {
@@ -79,6 +83,7 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 	cmd.IdempotencyKey = key
 	cmd.RequestHash = requestHash(r, m.body)
 	cmd.Actor = actor
+	cmd.KeyID = keyID
 	result, submitErr := s.engine.Submit(r.Context(), cmd)
 	if submitErr != nil {
 		s.failure(w, r, submitErr)

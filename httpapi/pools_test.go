@@ -304,6 +304,14 @@ func TestApprovalKeys(t *testing.T) {
 		}
 		path := "/v1/approvals/" + ap.ID + "/approve"
 		h.expect("POST", path, "", http.StatusForbidden, bearer(clerk, headerIdempotencyKey, "self")).wantCode(t, stockd.CodeSelfApproval)
+		// Naming another actor does not make the same key someone else.
+		h.expect("POST", path, "", http.StatusForbidden, bearer(clerk, headerIdempotencyKey, "self-as-boss", headerActor, "boss")).wantCode(t, stockd.CodeSelfApproval)
+		var masked Approval
+		a = h.expect("POST", "/v1/adjustments", `{"sku":"A","reason":"found","delta":102}`, http.StatusAccepted, bearer(clerk, headerIdempotencyKey, "big-masked", headerActor, "bob"))
+		if err := json.Unmarshal(a.body, &masked); err != nil {
+			t.Fatal(err)
+		}
+		h.expect("POST", "/v1/approvals/"+masked.ID+"/approve", "", http.StatusForbidden, bearer(clerk, headerIdempotencyKey, "self-unmasked")).wantCode(t, stockd.CodeSelfApproval)
 		h.expect("POST", path, "", http.StatusOK, bearer(boss, headerIdempotencyKey, "ok"))
 		var page LedgerPage
 		a = h.expect("GET", "/v1/ledger?sku=A", "", http.StatusOK, bearer(boss))
