@@ -3,7 +3,6 @@ package stockd
 func (a *Adjust) touches(t *Touches) {
 	t.Ensure = append(t.Ensure, a.Position)
 	t.SKUs = append(t.SKUs, a.Position.SKU)
-	stockInTouches(a.Position.SKU, t)
 }
 
 // adjust applies an adjustment within its SKU's approval threshold, and

@@ -16,22 +16,7 @@ const KindBundleCreate CommandKind = "bundle_create"
 const (
 	BundleComponentsMax              = 10
 	BundleComponentQuantityMax int64 = 1000
-	// BundlesPerComponentMax bounds the bundles one SKU is a component of,
-	// and so the size of its BundleParents document.
-	BundlesPerComponentMax = 1000
 )
-
-// DocBundleParents is the document (id = a component SKU) listing the
-// bundles a SKU is a component of: the reverse of the bundle documents,
-// read under lock when a bundle is defined so that no SKU is ever both a
-// component and a bundle, whichever definition comes first.
-const DocBundleParents = "bundle_parents"
-
-// BundleParents is the DocBundleParents document.
-type BundleParents struct {
-	SKU     string   `json:"sku"`
-	Bundles []string `json:"bundles"`
-}
 
 // BundleComponent is quantity units of a component SKU in one bundle.
 type BundleComponent struct {
@@ -62,12 +47,9 @@ func (b *BundleCreate) Kind() CommandKind { return KindBundleCreate }
 // Touches names the bundle's document, each component's (a component must
 // not be a bundle), and the SKUs, to read that they exist.
 func (b *BundleCreate) Touches(t *Touches) {
-	t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: b.Bundle}, DocKey{Kind: DocBundleParents, ID: b.Bundle})
+	t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: b.Bundle})
 	t.SKUs = append(t.SKUs, b.Bundle)
-	for _, c := range b.Components {
-		t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: c.SKU}, DocKey{Kind: DocBundleParents, ID: c.SKU})
-		t.SKUs = append(t.SKUs, c.SKU)
-	}
+	t.SKUs = append(t.SKUs, componentSKUs(b.Components)...)
 }
 
 func (b *BundleCreate) normalize() *Error {
@@ -103,67 +85,31 @@ func (b *BundleCreate) decide(s *BatchState, c *Command) Result {
 			return Result{Err: Errorf(CodeUnknownSKU, "sku %q is unknown", sku)}
 		}
 	}
+	if !s.SKUs[b.Bundle].Bundle {
+		return Result{Err: Errorf(CodeUnprocessable, "sku %q was not created as a bundle (bundle: true)", b.Bundle)}
+	}
 	var existing Bundle
 	if s.docGet(DocBundle, b.Bundle, &existing) {
 		return Result{Err: Errorf(CodeAlreadyExists, "bundle %q is already defined", b.Bundle)}
 	}
 	for _, comp := range b.Components {
-		if s.docGet(DocBundle, comp.SKU, &existing) {
+		if s.SKUs[comp.SKU].Bundle {
 			// One level only: a reservation expands a bundle once.
 			return Result{Err: InvalidField("components.sku", "%s is a bundle; bundles do not nest", comp.SKU)}
 		}
-	}
-	var parents BundleParents
-	if s.docGet(DocBundleParents, b.Bundle, &parents) && len(parents.Bundles) > 0 {
-		return Result{Err: InvalidField("bundle", "%s is a component of bundle %s; bundles do not nest", b.Bundle, parents.Bundles[0])}
-	}
-	if s.holdsStock(b.Bundle) {
-		// Its units would be stranded: reservations take components.
-		return Result{Err: Errorf(CodeUnprocessable, "sku %q holds stock of its own; a bundle holds none", b.Bundle)}
-	}
-	for _, comp := range b.Components {
-		p := BundleParents{SKU: comp.SKU}
-		s.docGet(DocBundleParents, comp.SKU, &p)
-		if len(p.Bundles) >= BundlesPerComponentMax {
-			return Result{Err: InvalidField("components.sku", "%s is a component of %d bundles already", comp.SKU, len(p.Bundles))}
-		}
-	}
-	for _, comp := range b.Components {
-		p := BundleParents{SKU: comp.SKU}
-		s.docGet(DocBundleParents, comp.SKU, &p)
-		p.Bundles = append(p.Bundles, b.Bundle)
-		s.docPut(DocBundleParents, comp.SKU, p)
 	}
 	doc := Bundle{ID: b.Bundle, Components: slices.Clone(b.Components), CreatedAt: s.Now}
 	s.docPut(DocBundle, b.Bundle, doc)
 	return Result{Object: orderObject(doc), Created: true}
 }
 
-// stockInTouches names the bundle document of a SKU that stock is about to
-// come into, so that stockIn can refuse a bundle.
-func stockInTouches(sku string, t *Touches) {
-	t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: sku})
-}
-
 // stockIn refuses stock coming into a bundle SKU (a receipt, an increase,
-// a purchase order): its stock is its components', and units on its own
-// positions could never be reserved. The batch must have named the SKU
-// with stockInTouches.
+// a purchase order): its stock is its components'.
 func (s *BatchState) stockIn(sku string) *Error {
-	if _, ok := s.Docs[DocKey{Kind: DocBundle, ID: sku}]; ok {
+	if s.SKUs[sku].Bundle {
 		return Errorf(CodeUnprocessable, "sku %q is a bundle: it holds no stock of its own; stock its components", sku)
 	}
 	return nil
-}
-
-// holdsStock reports whether any position of sku has, or expects, units.
-func (s *BatchState) holdsStock(sku string) bool {
-	for k, c := range s.Positions {
-		if k.SKU == sku && (c.OnHand > 0 || c.InTransit > 0 || c.Incoming > 0) {
-			return true
-		}
-	}
-	return false
 }
 
 func componentSKUs(cs []BundleComponent) []string {

@@ -25,7 +25,7 @@ func TestBundleAvailable(t *testing.T) {
 // component's deduction timing applies to the bundle.
 func TestBundleReserve(t *testing.T) {
 	s := newState(map[PositionKey]int64{pk("a", "w1"): 5, pk("b", "w1"): 1})
-	s.SKUs["kit"] = SKU{ID: "kit"}
+	s.SKUs["kit"] = SKU{ID: "kit", Bundle: true}
 	s.docPut(DocBundle, "kit", Bundle{ID: "kit", Components: []BundleComponent{{SKU: "a", Quantity: 2}, {SKU: "b", Quantity: 1}}})
 	res := s.Apply([]Command{
 		reserveBy("", LineRequest{SKU: "kit", Quantity: 2}),

@@ -47,7 +47,6 @@ func (c *Command) Touches(t *Touches) {
 	case KindReceive:
 		t.Ensure = append(t.Ensure, c.Receive.Position)
 		t.SKUs = append(t.SKUs, c.Receive.Position.SKU)
-		stockInTouches(c.Receive.Position.SKU, t)
 	case KindAdjust:
 		c.Adjust.touches(t)
 	case KindReserve:

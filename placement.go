@@ -228,7 +228,7 @@ func (p *placement) activeLocations() []string {
 // must not mark such a line when its own key has nothing available. It
 // reads the documents the batch locked.
 func (s *BatchState) ServedElsewhere(l LineRequest) bool {
-	if _, ok := s.Docs[DocKey{Kind: DocBundle, ID: l.SKU}]; ok {
+	if s.SKUs[l.SKU].Bundle {
 		return true
 	}
 	if l.Pool == PoolDefault || l.Pool == "" {

@@ -113,7 +113,6 @@ func (po *PurchaseOrder) Touches(t *Touches) {
 	for _, l := range po.Lines {
 		t.SKUs = append(t.SKUs, l.SKU)
 		t.Ensure = append(t.Ensure, PositionKey{SKU: l.SKU, Location: l.Location, Pool: PoolDefault})
-		stockInTouches(l.SKU, t)
 	}
 }
 

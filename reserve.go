@@ -94,10 +94,13 @@ func (s *BatchState) expand(req *Reserve) ([]want, *Error) {
 		if err := deductionRefusal(sku, req.Commit); err != nil {
 			return nil, err
 		}
-		var b Bundle
-		if !s.docGet(DocBundle, l.SKU, &b) {
+		if !sku.Bundle {
 			wants = append(wants, want{SKU: l.SKU, Quantity: l.Quantity, Location: l.Location, Pools: pools})
 			continue
+		}
+		var b Bundle
+		if !s.docGet(DocBundle, l.SKU, &b) {
+			return nil, Errorf(CodeUnprocessable, "bundle %q has no definition yet: POST /v1/bundles names its components", l.SKU)
 		}
 		for _, comp := range b.Components {
 			csku, ok := s.SKUs[comp.SKU]

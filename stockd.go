@@ -84,8 +84,13 @@ type SKU struct {
 	Deduction string `json:"deduction"`
 	// ApprovalThreshold is the largest on_hand change an adjustment may make
 	// without a second key's approval; 0 means ApprovalThresholdDefault.
-	ApprovalThreshold int64     `json:"approval_threshold"`
-	CreatedAt         time.Time `json:"created_at"`
+	ApprovalThreshold int64 `json:"approval_threshold"`
+	// Bundle marks a SKU created as a bundle (kit): it never holds stock of
+	// its own, and its definition (BundleCreate) names the components that
+	// reserving it takes. Fixed at creation, so every batch can trust it
+	// without a lock: no SKU turns into a bundle while stock comes in.
+	Bundle    bool      `json:"bundle,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // Deduction timings.

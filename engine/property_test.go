@@ -735,7 +735,7 @@ func TestReservationStateMachineProperty(t *testing.T) {
 				p.submit(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: sku}})
 			}
 			p.submit(stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: "w1", Priority: 1}})
-			p.submit(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: propertyBundle}})
+			p.submit(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: propertyBundle, Bundle: true}})
 			wantCode(rt, "bundle", p.submit(stockd.Command{Kind: stockd.KindBundleCreate, Op: &stockd.BundleCreate{
 				Bundle: propertyBundle, Components: append([]stockd.BundleComponent(nil), propertyKit...)}}), "")
 			wantCode(rt, "limit", p.submit(stockd.Command{Kind: stockd.KindLimitSet, Op: &stockd.LimitSet{

@@ -23,6 +23,8 @@ type CreateSKUParams struct {
 	Deduction string
 	// ApprovalThreshold of zero means the server's default.
 	ApprovalThreshold int64
+	// Bundle creates a bundle SKU (see CreateBundle).
+	Bundle bool
 }
 
 // CreateSKU creates a SKU.
@@ -30,7 +32,7 @@ func (c *Client) CreateSKU(ctx context.Context, p CreateSKUParams) (SKU, error) 
 	var out SKU
 	replayed, err := c.do(ctx, call{
 		method: http.MethodPost, path: "/v1/skus", key: keyOrRandom(p.IdempotencyKey),
-		body: skuRequest{SKU: p.SKU, Name: p.Name, Unit: p.Unit, Deduction: p.Deduction, ApprovalThreshold: optional(p.ApprovalThreshold)}, out: &out,
+		body: skuRequest{SKU: p.SKU, Name: p.Name, Unit: p.Unit, Deduction: p.Deduction, ApprovalThreshold: optional(p.ApprovalThreshold), Bundle: p.Bundle}, out: &out,
 	})
 	out.Replayed = replayed
 	return out, err

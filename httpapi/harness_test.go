@@ -199,6 +199,14 @@ func (h *harness) seed(quantity int64, skus ...string) {
 	}
 }
 
+// seedBundles creates bundle SKUs, which hold no stock of their own.
+func (h *harness) seedBundles(skus ...string) {
+	h.t.Helper()
+	for _, sku := range skus {
+		h.must("POST", "/v1/skus", "seed-sku-"+sku, `{"sku":"`+sku+`","bundle":true}`, http.StatusCreated, nil)
+	}
+}
+
 // books is what the store holds, as the API shows it: every event and
 // the stock of some SKUs. Two equal books mean nothing was written.
 type books struct {

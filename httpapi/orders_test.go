@@ -100,17 +100,16 @@ func (h *harness) mustRefuse(path, key, body string, status int, code string) {
 func exerciseOrders(h *harness) {
 	h.t.Helper()
 	h.seed(10, "OX", "OY")
-	h.seed(0, "OKIT")
+	h.seedBundles("OKIT", "OBOX")
 	kit := `{"bundle":"OKIT","components":[{"sku":"OY","quantity":1},{"sku":"OX","quantity":2}]}`
 	var b Bundle
 	h.must("POST", "/v1/bundles", "bundle-1", kit, http.StatusCreated, &b)
-	// A bundle holds no stock of its own, and a SKU with stock cannot
-	// become one.
+	// A bundle holds no stock of its own, and only a SKU created as a
+	// bundle can be defined as one.
 	h.mustRefuse("/v1/receipts", "bundle-receipt", `{"sku":"OKIT","quantity":1}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
 	h.mustRefuse("/v1/purchase-orders", "bundle-po", `{"supplier":"Acme","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"OKIT","location":"default","quantity":1}]}`,
 		http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
-	h.seed(3, "OSTOCKED")
-	h.mustRefuse("/v1/bundles", "bundle-stocked", `{"bundle":"OSTOCKED","components":[{"sku":"OY","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
+	h.mustRefuse("/v1/bundles", "bundle-plain", `{"bundle":"OY","components":[{"sku":"OX","quantity":1}]}`, http.StatusUnprocessableEntity, stockd.CodeUnprocessable)
 	if b.Bundle != "OKIT" || len(b.Components) != 2 || b.Components[0] != (BundleComponent{SKU: "OX", Quantity: 2}) || b.Availability != nil {
 		h.t.Fatalf("bundle = %+v", b)
 	}
@@ -125,7 +124,7 @@ func exerciseOrders(h *harness) {
 		`{"bundle":"OKIT","components":[{"sku":"OX","quantity":1001}]}`,
 		`{"bundle":"OKIT","components":[{"sku":"OX","quantity":1},{"sku":"OX","quantity":1}]}`,
 		`{"bundle":"OX","components":[{"sku":"OX","quantity":1}]}`,
-		`{"bundle":"OY","components":[{"sku":"OKIT","quantity":1}]}`,
+		`{"bundle":"OBOX","components":[{"sku":"OKIT","quantity":1}]}`,
 	} {
 		h.must("POST", "/v1/bundles", "bundle-bad-"+strconv.Itoa(i), body, http.StatusBadRequest, nil)
 	}
@@ -257,7 +256,7 @@ func TestOrdersBundleOverHTTP(t *testing.T) {
 		h := newHarness(t, b)
 		h.seed(7, "X")
 		h.seed(2, "Y")
-		h.seed(0, "KIT")
+		h.seedBundles("KIT")
 		h.must("POST", "/v1/bundles", "kit", `{"bundle":"KIT","components":[{"sku":"X","quantity":3},{"sku":"Y","quantity":1}]}`, http.StatusCreated, nil)
 		if s := h.getStock("KIT"); s.Bundle == nil || s.Bundle.Available != 2 || len(s.Positions) != 0 {
 			t.Fatalf("bundle stock = %+v, want 2 available (7/3, 2/1) and no positions", s)
@@ -282,7 +281,7 @@ func TestOrdersClient(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		h := newHarness(t, b)
 		h.seed(10, "X")
-		h.seed(0, "KIT")
+		h.seedBundles("KIT")
 		c := NewClient(h.url)
 		ctx := context.Background()
 		made, err := c.CreateBundle(ctx, CreateBundleParams{Bundle: "KIT", Components: []BundleComponent{{SKU: "X", Quantity: 2}}})

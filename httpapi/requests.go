@@ -12,6 +12,8 @@ type skuRequest struct {
 	Deduction string `json:"deduction,omitempty"`
 	// ApprovalThreshold defaults to 100 units.
 	ApprovalThreshold *int64 `json:"approval_threshold,omitempty"`
+	// Bundle creates a bundle SKU, defined by POST /v1/bundles.
+	Bundle bool `json:"bundle,omitempty"`
 }
 
 type locationRequest struct {

@@ -12,7 +12,7 @@ func (s *Server) createSKU(w http.ResponseWriter, r *http.Request) {
 	s.mutate(w, r, mutation{
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
-			sku := &stockd.SKU{ID: req.SKU, Name: req.Name, Unit: req.Unit, Deduction: req.Deduction}
+			sku := &stockd.SKU{ID: req.SKU, Name: req.Name, Unit: req.Unit, Deduction: req.Deduction, Bundle: req.Bundle}
 			if req.ApprovalThreshold != nil {
 				// Zero means "the default" to the domain; on the wire it is
 				// out of bounds like any other.

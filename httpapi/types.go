@@ -20,8 +20,10 @@ type SKU struct {
 	Deduction string `json:"deduction"`
 	// ApprovalThreshold is the largest on_hand change an adjustment makes
 	// without approval.
-	ApprovalThreshold int64     `json:"approval_threshold"`
-	CreatedAt         time.Time `json:"created_at"`
+	ApprovalThreshold int64 `json:"approval_threshold"`
+	// Bundle is true for a bundle SKU: it holds no stock of its own.
+	Bundle    bool      `json:"bundle"`
+	CreatedAt time.Time `json:"created_at"`
 	// Replayed is set by Client when the answer is the stored answer of an
 	// earlier request with the same idempotency key; never on the wire.
 	Replayed bool `json:"-"`
@@ -180,7 +182,7 @@ type Health struct {
 }
 
 func skuOut(s stockd.SKU) SKU {
-	return SKU{SKU: s.ID, Name: s.Name, Unit: s.Unit, Deduction: s.Deduction, ApprovalThreshold: s.Threshold(), CreatedAt: s.CreatedAt.UTC()}
+	return SKU{SKU: s.ID, Name: s.Name, Unit: s.Unit, Deduction: s.Deduction, ApprovalThreshold: s.Threshold(), Bundle: s.Bundle, CreatedAt: s.CreatedAt.UTC()}
 }
 
 func locationOut(l stockd.Location) Location {

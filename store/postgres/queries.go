@@ -34,15 +34,15 @@ const queryMigrationRecord = `INSERT INTO schema_migrations (version) VALUES ($1
 
 // SKUs and locations.
 
-const skuColumns = `id, name, unit, deduction, approval_threshold, created_at`
+const skuColumns = `id, name, unit, deduction, approval_threshold, bundle, created_at`
 
 const querySKUGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = $1`
 
 const querySKUsGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = ANY($1::text[]) ORDER BY id`
 
 const querySKUsInsert = `
-INSERT INTO skus (id, name, unit, deduction, approval_threshold, created_at)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::timestamptz[])`
+INSERT INTO skus (id, name, unit, deduction, approval_threshold, bundle, created_at)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int8[], $6::bool[], $7::timestamptz[])`
 
 const querySKUsUpdate = `
 UPDATE skus s

@@ -88,7 +88,7 @@ func queueSKUs(batch *pgx.Batch, skus []stockd.SKU) {
 		return
 	}
 	c := skuColumnsOf(skus)
-	batch.Queue(querySKUsInsert, c.ids, c.names, c.units, c.deductions, c.thresholds, c.createdAt)
+	batch.Queue(querySKUsInsert, c.ids, c.names, c.units, c.deductions, c.thresholds, c.bundles, c.createdAt)
 }
 
 func queueSKUsUpdate(batch *pgx.Batch, skus []stockd.SKU) {
@@ -103,6 +103,7 @@ func queueSKUsUpdate(batch *pgx.Batch, skus []stockd.SKU) {
 type skuArrays struct {
 	ids, names, units, deductions []string
 	thresholds                    []int64
+	bundles                       []bool
 	createdAt                     []time.Time
 }
 
@@ -114,6 +115,7 @@ func skuColumnsOf(skus []stockd.SKU) skuArrays {
 		c.units = append(c.units, s.Unit)
 		c.deductions = append(c.deductions, s.Deduction)
 		c.thresholds = append(c.thresholds, s.ApprovalThreshold)
+		c.bundles = append(c.bundles, s.Bundle)
 		c.createdAt = append(c.createdAt, s.CreatedAt)
 	}
 	return c

@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 // Columns read back into domain types, in the order the scan functions of
 // scan.go expect them.
 const (
-	skuColumns         = `id, name, unit, deduction, approval_threshold, created_at`
+	skuColumns         = `id, name, unit, deduction, approval_threshold, bundle, created_at`
 	locationColumns    = `id, name, priority, inactive, created_at`
 	positionColumns    = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, p.in_transit, p.incoming, l.priority`
 	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id`
@@ -136,7 +136,7 @@ FROM json_each(?) AS k
 WHERE EXISTS (SELECT 1 FROM skus WHERE id = k.value ->> 'sku')
   AND EXISTS (SELECT 1 FROM locations WHERE id = k.value ->> 'location')`
 
-	querySKUInsert = `INSERT INTO skus (id, name, unit, deduction, approval_threshold, created_at) VALUES (?, ?, ?, ?, ?, ?)`
+	querySKUInsert = `INSERT INTO skus (id, name, unit, deduction, approval_threshold, bundle, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
 
 	querySKUUpdate = `UPDATE skus SET name = ?, unit = ?, deduction = ?, approval_threshold = ? WHERE id = ?`
 

@@ -33,7 +33,7 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 	}{
 		{"insert skus", querySKUInsert, len(w.SKUs), func(i int) ([]any, error) {
 			s := &w.SKUs[i]
-			return []any{s.ID, s.Name, s.Unit, s.Deduction, s.ApprovalThreshold, unixMicros(s.CreatedAt)}, nil
+			return []any{s.ID, s.Name, s.Unit, s.Deduction, s.ApprovalThreshold, s.Bundle, unixMicros(s.CreatedAt)}, nil
 		}},
 		{"update skus", querySKUUpdate, len(w.SKUsUpdated), func(i int) ([]any, error) {
 			s := &w.SKUsUpdated[i]

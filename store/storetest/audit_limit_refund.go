@@ -92,9 +92,9 @@ func testLimitPartialRefund(t *testing.T, h *Harness) {
 	// A bundle limit counts bundles: 2 kits of 1 p and 2 q. One p back
 	// leaves both kits counted (each still holds components); once a
 	// kit's worth of every component is back, one kit is.
-	for _, s := range []string{"kit", "p", "q"} {
-		h.SKU(s)
-	}
+	h.BundleSKU("kit")
+	h.SKU("p")
+	h.SKU("q")
 	h.MustDo(defineBundle("kit", stockd.BundleComponent{SKU: "p", Quantity: 1}, stockd.BundleComponent{SKU: "q", Quantity: 2}))
 	h.Receive("p", "default", 10)
 	h.Receive("q", "default", 10)

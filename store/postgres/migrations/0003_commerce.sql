@@ -5,7 +5,9 @@
 ALTER TABLE skus
     ADD COLUMN deduction text NOT NULL DEFAULT 'at_order'
         CHECK (deduction IN ('at_order', 'at_payment', 'at_shipment')),
-    ADD COLUMN approval_threshold bigint NOT NULL DEFAULT 0 CHECK (approval_threshold >= 0);
+    ADD COLUMN approval_threshold bigint NOT NULL DEFAULT 0 CHECK (approval_threshold >= 0),
+    -- Fixed at creation: no statement updates it.
+    ADD COLUMN bundle boolean NOT NULL DEFAULT false;
 
 ALTER TABLE locations ADD COLUMN inactive boolean NOT NULL DEFAULT false;
 

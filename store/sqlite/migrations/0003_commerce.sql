@@ -7,6 +7,8 @@
 ALTER TABLE skus ADD COLUMN deduction TEXT NOT NULL DEFAULT 'at_order'
     CHECK (deduction IN ('at_order', 'at_payment', 'at_shipment'));
 ALTER TABLE skus ADD COLUMN approval_threshold INTEGER NOT NULL DEFAULT 0 CHECK (approval_threshold >= 0);
+-- Fixed at creation: no statement updates it.
+ALTER TABLE skus ADD COLUMN bundle INTEGER NOT NULL DEFAULT 0 CHECK (bundle IN (0, 1));
 
 ALTER TABLE locations ADD COLUMN inactive INTEGER NOT NULL DEFAULT 0 CHECK (inactive IN (0, 1));
 
