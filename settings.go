@@ -5,6 +5,27 @@ const (
 	KindSKUUpdate      CommandKind = "sku_update"
 )
 
+// DocSettings (id "location:<id>" or "sku:<id>") counts the setting
+// changes of one location or SKU. Its real job is its row lock: catalogue
+// rows are read without one, so two partial updates of one location (or of
+// a SKU with no positions) would each write back the other's old fields.
+// Locking this document first serialises them; the first one ever is
+// serialised by the document's insert, whose loser is retried.
+const DocSettings = "settings"
+
+// Settings is the DocSettings document.
+type Settings struct {
+	Changes int64 `json:"changes"`
+}
+
+// settingsChanged records one more change under the settings document id.
+func (s *BatchState) settingsChanged(id string) {
+	var st Settings
+	s.docGet(DocSettings, id, &st)
+	st.Changes++
+	s.docPut(DocSettings, id, st)
+}
+
 // LocationUpdate changes the settings of a location; a nil field is left
 // as it is.
 type LocationUpdate struct {
@@ -16,10 +37,12 @@ type LocationUpdate struct {
 
 func (u *LocationUpdate) Kind() CommandKind { return KindLocationUpdate }
 
-// Touches names nothing: every batch reads the locations, and placement
-// decided under the old settings by a batch that committed first is a
-// fair outcome.
-func (u *LocationUpdate) Touches(t *Touches) {}
+// Touches names the location's settings document only: every batch reads
+// the locations, and placement decided under the old settings by a batch
+// that committed first is a fair outcome.
+func (u *LocationUpdate) Touches(t *Touches) {
+	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: "location:" + u.ID})
+}
 
 func (u *LocationUpdate) normalize() *Error {
 	if !ValidIdentifier(u.ID) {
@@ -55,6 +78,7 @@ func (u *LocationUpdate) decide(s *BatchState, c *Command) Result {
 	}
 	s.Locations[u.ID] = loc
 	s.locsDirty[u.ID] = true
+	s.settingsChanged("location:" + u.ID)
 	return Result{Location: &loc}
 }
 
@@ -73,6 +97,7 @@ func (u *SKUUpdate) Kind() CommandKind { return KindSKUUpdate }
 // adjustment of the SKU.
 func (u *SKUUpdate) Touches(t *Touches) {
 	t.SKUs = append(t.SKUs, u.ID)
+	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: "sku:" + u.ID})
 }
 
 func (u *SKUUpdate) normalize() *Error {
@@ -116,5 +141,6 @@ func (u *SKUUpdate) decide(s *BatchState, c *Command) Result {
 	}
 	s.SKUs[u.ID] = sku
 	s.skusDirty[u.ID] = true
+	s.settingsChanged("sku:" + u.ID)
 	return Result{SKU: &sku}
 }

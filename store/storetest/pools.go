@@ -23,6 +23,7 @@ func poolCases() []struct {
 		{"CampaignCloseRace", testCampaignCloseRace},
 		{"CampaignReturnsFromTwo", testCampaignReturnsFromTwo},
 		{"Settings", testSettings},
+		{"SettingsRace", testSettingsRace},
 		{"Approval", testApproval},
 		{"ApprovalRefusals", testApprovalRefusals},
 		{"ApprovalRace", testApprovalRace},
