@@ -3,6 +3,7 @@ package stockd
 func (a *Adjust) touches(t *Touches) {
 	t.Ensure = append(t.Ensure, a.Position)
 	t.SKUs = append(t.SKUs, a.Position.SKU)
+	poolDocTouches(a.Position, t)
 }
 
 // adjust applies an adjustment within its SKU's approval threshold, and
@@ -40,6 +41,9 @@ func (s *BatchState) adjustDelta(a *Adjust) (int64, *Error) {
 	}
 	if delta > 0 {
 		if err := s.stockIn(a.Position.SKU); err != nil {
+			return 0, err
+		}
+		if err := s.campaignStockIn(a.Position); err != nil {
 			return 0, err
 		}
 	}

@@ -251,6 +251,9 @@ func (s *BatchState) receive(c *Command) Result {
 	if err := s.stockIn(r.Position.SKU); err != nil {
 		return Result{Err: err}
 	}
+	if err := s.campaignStockIn(r.Position); err != nil {
+		return Result{Err: err}
+	}
 	if s.peek(r.Position).OnHand+r.Quantity > CounterMax {
 		return Result{Err: InvalidField("quantity", "on_hand would exceed %d", CounterMax)}
 	}

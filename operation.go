@@ -47,6 +47,7 @@ func (c *Command) Touches(t *Touches) {
 	case KindReceive:
 		t.Ensure = append(t.Ensure, c.Receive.Position)
 		t.SKUs = append(t.SKUs, c.Receive.Position.SKU)
+		poolDocTouches(c.Receive.Position, t)
 	case KindAdjust:
 		c.Adjust.touches(t)
 	case KindReserve:

@@ -245,8 +245,11 @@ type QuarantineScrap struct {
 func (q *QuarantineRelease) Kind() CommandKind { return KindQuarantineRelease }
 func (q *QuarantineScrap) Kind() CommandKind   { return KindQuarantineScrap }
 
-func (q *QuarantineRelease) Touches(t *Touches) { t.SKUs = append(t.SKUs, q.Position.SKU) }
-func (q *QuarantineScrap) Touches(t *Touches)   { t.SKUs = append(t.SKUs, q.Position.SKU) }
+func (q *QuarantineRelease) Touches(t *Touches) {
+	t.SKUs = append(t.SKUs, q.Position.SKU)
+	poolDocTouches(q.Position, t)
+}
+func (q *QuarantineScrap) Touches(t *Touches) { t.SKUs = append(t.SKUs, q.Position.SKU) }
 
 func (q *QuarantineRelease) normalize() *Error {
 	return normalizeStockStep(&q.Position, q.Quantity, q.Reference)
@@ -299,9 +302,12 @@ func (q *QuarantineRelease) decide(s *BatchState, c *Command) Result {
 	if err := s.takeQuarantined(q.Position, q.Quantity); err != nil {
 		return Result{Err: err}
 	}
+	id := businessID(s, c)
 	s.change(q.Position, Counters{Quarantined: -q.Quantity}, LedgerEntry{
-		BusinessType: BusinessQuarantineRelease, BusinessID: businessID(s, c), Actor: c.Actor, Reference: q.Reference,
+		BusinessType: BusinessQuarantineRelease, BusinessID: id, Actor: c.Actor, Reference: q.Reference,
 	})
+	// Released into a closed campaign: on to normal, as a hold's would.
+	s.campaignReturn(q.Position, q.Quantity, id, "", c.Actor)
 	return Result{Position: s.position(q.Position)}
 }
 
@@ -333,8 +339,11 @@ type StockMove struct {
 	Reference string
 }
 
-func (m *StockMove) Kind() CommandKind  { return KindMove }
-func (m *StockMove) Touches(t *Touches) { t.SKUs = append(t.SKUs, m.Position.SKU) }
+func (m *StockMove) Kind() CommandKind { return KindMove }
+func (m *StockMove) Touches(t *Touches) {
+	t.SKUs = append(t.SKUs, m.Position.SKU)
+	poolDocTouches(m.Position, t)
+}
 
 func (m *StockMove) normalize() *Error {
 	for field, state := range map[string]string{"from": m.From, "to": m.To} {
@@ -364,6 +373,10 @@ func (m *StockMove) decide(s *BatchState, c *Command) Result {
 	} else if cur.Quarantined < m.Quantity {
 		return Result{Err: Errorf(CodeQuantityExceeded, "%s at %s/%s has %d quarantined, not %d", k.SKU, k.Location, k.Pool, cur.Quarantined, m.Quantity)}
 	}
-	s.change(k, delta, LedgerEntry{BusinessType: BusinessMove, BusinessID: businessID(s, c), Actor: c.Actor, Reference: m.Reference})
+	id := businessID(s, c)
+	s.change(k, delta, LedgerEntry{BusinessType: BusinessMove, BusinessID: id, Actor: c.Actor, Reference: m.Reference})
+	if m.To == StateAvailable {
+		s.campaignReturn(k, m.Quantity, id, "", c.Actor)
+	}
 	return Result{Position: s.position(k)}
 }

@@ -73,6 +73,7 @@ func (tr *Transfer) Touches(t *Touches) {
 	t.SKUs = append(t.SKUs, tr.SKU)
 	// The target position may never have been stocked.
 	t.Ensure = append(t.Ensure, PositionKey{SKU: tr.SKU, Location: tr.ToLocation, Pool: tr.Pool})
+	poolDocTouches(PositionKey{SKU: tr.SKU, Pool: tr.Pool}, t)
 }
 
 func (tr *Transfer) normalize() *Error {
@@ -107,6 +108,9 @@ func (tr *Transfer) decide(s *BatchState, c *Command) Result {
 	}
 	if s.Locations[to.Location].Inactive {
 		return Result{Err: Errorf(CodeLocationInactive, "location %q is inactive: it cannot receive a transfer", to.Location)}
+	}
+	if err := s.campaignStockIn(to); err != nil {
+		return Result{Err: err}
 	}
 	if avail := s.peek(from).Available(); avail < tr.Quantity {
 		return Result{Err: &Error{Code: CodeInsufficientStock, Message: "not enough available to transfer",

@@ -165,9 +165,10 @@ func testOrderPools(t *testing.T, h *Harness) {
 		}
 	}
 	h.Receive("a", "default", 5)
-	for _, pool := range []string{"promo", "web", "mkt", "nodoc"} {
+	for _, pool := range []string{"web", "mkt", "nodoc"} {
 		h.receiveInto(stockd.PositionKey{SKU: "a", Location: "default", Pool: pool}, 1)
 	}
+	h.MustDo(allocateCommand("a", "", "", "promo", 1)) // campaigns are stocked by allocation only
 	WantCode(t, h.Reserve(inPool("a", "promo", 1)), stockd.CodeCampaignNotActive)
 	wantLines(t, h.Reserve(inPool("a", "web", 1)), held("a", "default", "web", 1))
 	// The web pool is empty now, and the engine's sold-out memory says so,

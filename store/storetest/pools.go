@@ -22,6 +22,7 @@ func poolCases() []struct {
 		{"CampaignClose", testCampaignClose},
 		{"CampaignCloseRace", testCampaignCloseRace},
 		{"CampaignReturnsFromTwo", testCampaignReturnsFromTwo},
+		{"CampaignStockOnlyByAllocation", testCampaignStockOnlyByAllocation},
 		{"Settings", testSettings},
 		{"SettingsRace", testSettingsRace},
 		{"Approval", testApproval},

@@ -38,3 +38,49 @@ func testCampaignReturnsFromTwo(t *testing.T, h *Harness) {
 	}
 	h.Verify()
 }
+
+// testCampaignStockOnlyByAllocation: stock enters a campaign only through
+// allocations, so its close finds every unit: receipts, increases and
+// transfers into it are refused (decreases are not); a shipped campaign
+// unit returned after the close and released from inspection goes on to
+// normal.
+func testCampaignStockOnlyByAllocation(t *testing.T, h *Harness) {
+	h.SKU("a")
+	h.Location("L2", 2)
+	h.Receive("a", "default", 10)
+	h.campaign("c")
+	h.MustDo(allocateCommand("a", "", "", "c", 4))
+	in := stockd.PositionKey{SKU: "a", Location: "default", Pool: "c"}
+	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{Position: in, Quantity: 1}}), stockd.CodeUnprocessable)
+	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindAdjust, Adjust: &stockd.Adjust{Position: in, Reason: stockd.ReasonFound, Delta: 1}}), stockd.CodeUnprocessable)
+	h.MustDo(stockd.Command{Kind: stockd.KindAdjust, Adjust: &stockd.Adjust{Position: in, Reason: stockd.ReasonDamage, Delta: -1}})
+	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindTransfer, Op: &stockd.Transfer{SKU: "a", FromLocation: "default", ToLocation: "L2", Pool: "c", Quantity: 1}}), stockd.CodeUnprocessable)
+
+	sold := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Commit: true,
+		Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2, Location: "default", Pool: "c"}}}}).Reservation
+	h.MustDo(stockd.Command{Kind: stockd.KindFulfil, Transition: &stockd.Transition{ReservationID: sold.ID}})
+	h.MustDo(stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "c"}})
+	h.MustDo(stockd.Command{Kind: stockd.KindReturn, Op: &stockd.Return{ReservationID: sold.ID, Lines: []stockd.ReturnLine{{SKU: "a", Pool: "c", Quantity: 2}}}})
+	if c := h.Counters("a", "default"); c.OnHand != 7 {
+		t.Fatalf("normal after close = %+v, want the 1 leftover back (7)", c)
+	}
+	h.MustDo(stockd.Command{Kind: stockd.KindQuarantineRelease, Op: &stockd.QuarantineRelease{Position: in, Quantity: 1}})
+	h.MustDo(stockd.Command{Kind: stockd.KindMove, Op: &stockd.StockMove{Position: in, From: stockd.StateQuarantined, To: stockd.StateAvailable, Quantity: 1}})
+	if c := h.Counters("a", "default"); c.OnHand != 9 || c.Available() != 9 {
+		t.Fatalf("normal after the returns were inspected = %+v, want 9 available", c)
+	}
+	ps, err := h.Store.PositionListBySKU(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var campaign stockd.Counters
+	for _, p := range ps {
+		if p.Pool == "c" {
+			campaign = p.Counters
+		}
+	}
+	if campaign != (stockd.Counters{}) {
+		t.Fatalf("closed campaign still holds %+v", campaign)
+	}
+	h.Verify()
+}
