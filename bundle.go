@@ -100,7 +100,7 @@ func (b *BundleCreate) decide(s *BatchState, c *Command) Result {
 	}
 	doc := Bundle{ID: b.Bundle, Components: slices.Clone(b.Components), CreatedAt: s.Now}
 	s.docPut(DocBundle, b.Bundle, doc)
-	return Result{Object: orderObject(doc), Created: true}
+	return Result{Object: objectOf(doc), Created: true}
 }
 
 // stockIn refuses stock coming into a bundle SKU (a receipt, an increase,
@@ -143,12 +143,4 @@ func BundleAvailable(b Bundle, available map[string]int64) int64 {
 		}
 	}
 	return max(n, 0)
-}
-
-func orderObject(v any) json.RawMessage {
-	body, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("stockd: answer not encodable: %v", err))
-	}
-	return body
 }

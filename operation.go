@@ -1,6 +1,8 @@
 package stockd
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 )
 
@@ -117,4 +119,14 @@ func DocumentTouches(docs []Document, t *Touches) {
 			purchaseOrderTouches(&docs[i], t)
 		}
 	}
+}
+
+// objectOf encodes an operation's answer (Result.Object); the types
+// encoded are this package's own, so a failure is a bug.
+func objectOf(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("stockd: answer not encodable: %v", err))
+	}
+	return b
 }

@@ -207,12 +207,3 @@ func (s *BatchState) poolMove(from PositionKey, to string, q int64, entry Ledger
 	s.change(from, Counters{OnHand: -q}, entry)
 	s.change(PositionKey{SKU: from.SKU, Location: from.Location, Pool: to}, Counters{OnHand: q}, entry)
 }
-
-// objectOf encodes an operation's answer; our own types always encode.
-func objectOf(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("stockd: answer not encodable: %v", err))
-	}
-	return b
-}

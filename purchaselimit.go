@@ -124,7 +124,7 @@ func (l *LimitSet) decide(s *BatchState, c *Command) Result {
 	existed := s.docGet(DocLimit, id, &doc)
 	doc.MaxQuantityPerCustomer, doc.WindowSeconds, doc.UpdatedAt = l.MaxQuantityPerCustomer, l.WindowSeconds, s.Now
 	s.docPut(DocLimit, id, doc)
-	return Result{Object: orderObject(doc), Created: !existed}
+	return Result{Object: objectOf(doc), Created: !existed}
 }
 
 // reserveLimitTouches adds the purchase limit documents a reservation by a

@@ -170,7 +170,7 @@ func (po *PurchaseOrder) decide(s *BatchState, c *Command) Result {
 		})
 	}
 	s.docPut(DocPurchaseOrder, d.ID, d)
-	return Result{Object: mustJSON(d), Created: true}
+	return Result{Object: objectOf(d), Created: true}
 }
 
 // PurchaseOrderReceipt brings part of an open purchase order into on_hand.
@@ -247,7 +247,7 @@ func (r *PurchaseOrderReceipt) decide(s *BatchState, c *Command) Result {
 	}
 	d.UpdatedAt = s.Now
 	s.docPut(DocPurchaseOrder, d.ID, d)
-	return Result{Object: mustJSON(d)}
+	return Result{Object: objectOf(d)}
 }
 
 func poOpen(d *PurchaseOrderDoc) int64 {
@@ -287,7 +287,7 @@ func (r *PurchaseOrderCancel) decide(s *BatchState, c *Command) Result {
 	}
 	switch d.Status {
 	case POCancelled:
-		return Result{Object: mustJSON(d)}
+		return Result{Object: objectOf(d)}
 	case POReceived:
 		return Result{Err: Errorf(CodeUnprocessable, "purchase order %q is fully received: nothing to cancel", d.ID)}
 	}
@@ -301,7 +301,7 @@ func (r *PurchaseOrderCancel) decide(s *BatchState, c *Command) Result {
 	d.Status = POCancelled
 	d.UpdatedAt = s.Now
 	s.docPut(DocPurchaseOrder, d.ID, d)
-	return Result{Object: mustJSON(d)}
+	return Result{Object: objectOf(d)}
 }
 
 // purchaseOrderTouches adds the positions of an order read by the batch,

@@ -1,7 +1,6 @@
 package stockd
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -198,7 +197,7 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 	s.updated[res.ID] = true
 	receipt.Reservation = *res
 	receipt.Reservation.Lines = append([]ReservationLine(nil), res.Lines...)
-	return Result{Object: mustJSON(receipt), Created: true}
+	return Result{Object: objectOf(receipt), Created: true}
 }
 
 func fullyRefunded(res *Reservation) bool {
@@ -208,16 +207,6 @@ func fullyRefunded(res *Reservation) bool {
 		}
 	}
 	return true
-}
-
-// mustJSON encodes the answer of an operation; the types encoded are this
-// package's own, so a failure is a bug.
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("stockd: answer not encodable: %v", err))
-	}
-	return b
 }
 
 // QuarantineRelease moves inspected units from quarantined back to

@@ -98,5 +98,5 @@ func (sh *Shipment) decide(s *BatchState, c *Command) Result {
 		receipt.Positions = append(receipt.Positions, *s.position(k))
 	}
 	receipt.Shipped = sh.Lines
-	return Result{Object: mustJSON(receipt), Created: true}
+	return Result{Object: objectOf(receipt), Created: true}
 }

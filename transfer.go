@@ -125,7 +125,7 @@ func (tr *Transfer) decide(s *BatchState, c *Command) Result {
 	s.change(from, Counters{OnHand: -tr.Quantity}, entry)
 	s.change(to, Counters{InTransit: tr.Quantity}, entry)
 	s.docPut(DocTransfer, d.ID, d)
-	return Result{Object: mustJSON(d), Created: true}
+	return Result{Object: objectOf(d), Created: true}
 }
 
 // TransferReceipt brings Quantity of a transfer into its target's on_hand.
@@ -176,7 +176,7 @@ func (tr *TransferReceipt) decide(s *BatchState, c *Command) Result {
 		Actor: c.Actor, Reference: tr.Reference,
 	})
 	s.docPut(DocTransfer, d.ID, d)
-	return Result{Object: mustJSON(d)}
+	return Result{Object: objectOf(d)}
 }
 
 // TransferCancel gives up what a transfer still has in transit: it leaves
@@ -209,7 +209,7 @@ func (tc *TransferCancel) decide(s *BatchState, c *Command) Result {
 	}
 	switch d.Status {
 	case TransferCancelled:
-		return Result{Object: mustJSON(d)}
+		return Result{Object: objectOf(d)}
 	case TransferReceived:
 		return Result{Err: Errorf(CodeUnprocessable, "transfer %q is fully received: nothing to cancel", d.ID)}
 	}
@@ -225,7 +225,7 @@ func (tc *TransferCancel) decide(s *BatchState, c *Command) Result {
 	d.Status = TransferCancelled
 	d.UpdatedAt = s.Now
 	s.docPut(DocTransfer, d.ID, d)
-	return Result{Object: mustJSON(d)}
+	return Result{Object: objectOf(d)}
 }
 
 // transferTouches adds what a transfer read by the batch moves: its SKU's

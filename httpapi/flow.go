@@ -3,7 +3,6 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -234,19 +233,6 @@ func purchaseOrderOut(d stockd.PurchaseOrderDoc) PurchaseOrder {
 	return out
 }
 
-// objectOut decodes an operation's answer into the domain type T and
-// renders it with out. The answer is this process's own encoding, so a
-// failure is a bug.
-func objectOut[T any, W any](out func(T) W) func(stockd.Result) any {
-	return func(res stockd.Result) any {
-		var v T
-		if err := json.Unmarshal(res.Object, &v); err != nil {
-			panic(fmt.Sprintf("httpapi: operation answer not decodable: %v", err))
-		}
-		return out(v)
-	}
-}
-
 func answerPosition(res stockd.Result) any { return positionOut(*res.Position) }
 
 func requiredQuantity(field string, q *int64) (int64, *stockd.Error) {
@@ -407,7 +393,7 @@ func (s *Server) cancelTransfer(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getTransfer(w http.ResponseWriter, r *http.Request) {
 	var d stockd.TransferDoc
-	if s.answerDocument(w, r, stockd.DocTransfer, "transfer", &d) {
+	if s.answerDocument(w, r, "id", stockd.DocTransfer, "transfer", &d) {
 		writeJSON(w, http.StatusOK, transferOut(d))
 	}
 }
@@ -478,15 +464,16 @@ func (s *Server) cancelPurchaseOrder(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) getPurchaseOrder(w http.ResponseWriter, r *http.Request) {
 	var d stockd.PurchaseOrderDoc
-	if s.answerDocument(w, r, stockd.DocPurchaseOrder, "purchase order", &d) {
+	if s.answerDocument(w, r, "id", stockd.DocPurchaseOrder, "purchase order", &d) {
 		writeJSON(w, http.StatusOK, purchaseOrderOut(d))
 	}
 }
 
-// answerDocument reads the document named by the path's id into v for a
-// GET, and reports whether it did; otherwise it has answered.
-func (s *Server) answerDocument(w http.ResponseWriter, r *http.Request, kind, what string, v any) bool {
-	id, verr := pathIdentifier(r, "id")
+// answerDocument reads the document of kind named by the path value param
+// into v for a GET, and reports whether it did; otherwise it has answered
+// (what names the kind in a not_found answer).
+func (s *Server) answerDocument(w http.ResponseWriter, r *http.Request, param, kind, what string, v any) bool {
+	id, verr := pathIdentifier(r, param)
 	if verr != nil {
 		writeProblem(w, verr)
 		return false

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/stockd/stockd"
@@ -17,6 +18,25 @@ type mutation struct {
 	command func() (stockd.Command, *stockd.Error)
 	// answer renders a successful result.
 	answer func(stockd.Result) any
+}
+
+// objectOut renders an operation's answer (Result.Object, the domain's
+// JSON of it) by decoding it into the domain type T and converting it with
+// out. The answer is this process's own encoding, so a failure is a bug.
+func objectOut[T any, W any](out func(T) W) func(stockd.Result) any {
+	return func(res stockd.Result) any {
+		var v T
+		if err := json.Unmarshal(res.Object, &v); err != nil {
+			panic("httpapi: operation answer not decodable: " + err.Error())
+		}
+		return out(v)
+	}
+}
+
+// objectAnswer renders an operation's answer decoded straight into the
+// wire type T, for answers whose wire shape mirrors the domain's.
+func objectAnswer[T any](res stockd.Result) any {
+	return objectOut(func(v T) T { return v })(res)
 }
 
 // mutateResource runs a mutation that only names the resource in the path

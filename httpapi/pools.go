@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -128,16 +127,6 @@ type skuUpdateRequest struct {
 	ApprovalThreshold *int64  `json:"approval_threshold,omitempty"`
 }
 
-// objectAnswer renders an operation's answer, the domain's JSON of it,
-// as the wire type T: decoding into T keeps the wire shape this package's.
-func objectAnswer[T any](res stockd.Result) any {
-	var v T
-	if err := json.Unmarshal(res.Object, &v); err != nil {
-		panic("httpapi: operation answer not decodable: " + err.Error())
-	}
-	return v
-}
-
 func (s *Server) createPool(w http.ResponseWriter, r *http.Request) {
 	var req poolRequest
 	s.mutate(w, r, mutation{
@@ -164,16 +153,12 @@ func (s *Server) createAllocation(w http.ResponseWriter, r *http.Request) {
 			op := &stockd.Allocate{SKU: req.SKU, Location: req.Location, FromPool: req.FromPool, ToPool: req.ToPool, Quantity: *req.Quantity, Reference: req.Reference}
 			return stockd.Command{Kind: op.Kind(), Op: op}, nil
 		},
-		answer: func(res stockd.Result) any {
-			var a stockd.Allocation
-			if err := json.Unmarshal(res.Object, &a); err != nil {
-				panic("httpapi: allocation answer not decodable: " + err.Error())
-			}
+		answer: objectOut(func(a stockd.Allocation) Allocation {
 			return Allocation{
 				SKU: a.SKU, Location: a.Location, FromPool: a.FromPool, ToPool: a.ToPool, Quantity: a.Quantity,
 				Reference: a.Reference, From: positionOut(a.From), To: positionOut(a.To),
 			}
-		},
+		}),
 	})
 }
 
@@ -241,26 +226,10 @@ func (s *Server) getApproval(w http.ResponseWriter, r *http.Request) {
 // getDocument answers the document of kind named by the path value name,
 // rendered as T.
 func getDocument[T any](s *Server, w http.ResponseWriter, r *http.Request, kind, name string) {
-	id, verr := pathIdentifier(r, name)
-	if verr != nil {
-		writeProblem(w, verr)
-		return
-	}
-	d, err := s.store.DocumentGet(r.Context(), stockd.DocKey{Kind: kind, ID: id})
-	if errors.Is(err, stockd.ErrNotFound) {
-		writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "%s %q not found", kind, id))
-		return
-	}
-	if err != nil {
-		s.failure(w, r, err)
-		return
-	}
 	var v T
-	if err := json.Unmarshal(d.Body, &v); err != nil {
-		s.failure(w, r, err)
-		return
+	if s.answerDocument(w, r, name, kind, kind, &v) {
+		writeJSON(w, http.StatusOK, v)
 	}
-	writeJSON(w, http.StatusOK, v)
 }
 
 func (s *Server) listPools(w http.ResponseWriter, r *http.Request) {

@@ -279,7 +279,7 @@ func TestNegativeApprovalRace(t *testing.T) {
 				return err
 			})
 			for i, res := range results {
-				if got := poolObject[stockd.Approval](t, res); got.Status != stockd.ApprovalApproved {
+				if got := object[stockd.Approval](t, res); got.Status != stockd.ApprovalApproved {
 					t.Fatalf("round %d: approval %d answered %+v", round, i, got)
 				}
 			}

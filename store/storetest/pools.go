@@ -83,20 +83,11 @@ func (h *Harness) poolLedger(sku, business string) []stockd.LedgerEntry {
 	return out
 }
 
-func poolObject[T any](t testing.TB, res stockd.Result) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(res.Object, &v); err != nil {
-		t.Fatalf("decode %s: %v", res.Object, err)
-	}
-	return v
-}
-
 // testPoolCreate: pools are created once, stored as documents, and
 // validated; normal cannot be created.
 func testPoolCreate(t *testing.T, h *Harness) {
 	res := h.MustDo(poolCommand("offline", nil, nil))
-	if p := poolObject[stockd.Pool](t, res); !res.Created || p.ID != "offline" || p.Kind != stockd.PoolChannel || !p.CreatedAt.Equal(h.Clock.Now()) {
+	if p := object[stockd.Pool](t, res); !res.Created || p.ID != "offline" || p.Kind != stockd.PoolChannel || !p.CreatedAt.Equal(h.Clock.Now()) {
 		t.Fatalf("created %+v (created %v)", p, res.Created)
 	}
 	h.campaign("sale")
@@ -128,7 +119,7 @@ func testAllocation(t *testing.T, h *Harness) {
 	cmd := allocateCommand("a", "", "", "offline", 4)
 	cmd.IdempotencyKey, cmd.RequestHash = "alloc-1", "alloc-1"
 	res := h.MustDo(cmd)
-	got := poolObject[stockd.Allocation](t, res)
+	got := object[stockd.Allocation](t, res)
 	if got.From.OnHand != 6 || got.From.Reserved != 3 || got.To.OnHand != 4 || got.FromPool != stockd.PoolDefault || got.Location != stockd.LocationDefault {
 		t.Fatalf("allocation = %+v", got)
 	}
@@ -171,7 +162,7 @@ func testCampaignClose(t *testing.T, h *Harness) {
 	sold := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "b", Quantity: 1, Location: "default", Pool: "sale"}}, Commit: true}})
 
 	closeCmd := stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "sale"}}
-	closed := poolObject[stockd.Pool](t, h.MustDo(closeCmd))
+	closed := object[stockd.Pool](t, h.MustDo(closeCmd))
 	if closed.ClosedAt == nil || closed.Sellable(h.Clock.Now()) {
 		t.Fatalf("closed pool = %+v", closed)
 	}
@@ -190,7 +181,7 @@ func testCampaignClose(t *testing.T, h *Harness) {
 	}
 	// A second close, under a new key, changes nothing.
 	h.Clock.Advance(time.Minute)
-	again := poolObject[stockd.Pool](t, h.MustDo(closeCmd))
+	again := object[stockd.Pool](t, h.MustDo(closeCmd))
 	if !again.ClosedAt.Equal(*closed.ClosedAt) {
 		t.Fatalf("second close moved closed_at: %v, want %v", again.ClosedAt, closed.ClosedAt)
 	}

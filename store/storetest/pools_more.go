@@ -152,7 +152,7 @@ func (h *Harness) requestApproval(requester, sku string, delta int64) stockd.App
 	if !res.Pending || res.Position != nil {
 		h.T.Fatalf("adjustment by %d answered %+v, want pending", delta, res)
 	}
-	return poolObject[stockd.Approval](h.T, res)
+	return object[stockd.Approval](h.T, res)
 }
 
 // testApproval: above the threshold nothing changes until another key
@@ -176,14 +176,14 @@ func testApproval(t *testing.T, h *Harness) {
 
 	approve := decision(ap.ID, false)
 	approve.Actor = "boss"
-	got := poolObject[stockd.Approval](t, h.MustDo(approve))
+	got := object[stockd.Approval](t, h.MustDo(approve))
 	if got.Status != stockd.ApprovalApproved || got.DecidedBy != "boss" || got.DecidedAt == nil {
 		t.Fatalf("approved = %+v", got)
 	}
 	if c := h.Counters("a", "default"); c.OnHand != 260 {
 		t.Fatalf("on_hand %d after approval, want 260", c.OnHand)
 	}
-	again := poolObject[stockd.Approval](t, h.MustDo(approve))
+	again := object[stockd.Approval](t, h.MustDo(approve))
 	if again.Status != stockd.ApprovalApproved || h.Counters("a", "default").OnHand != 260 {
 		t.Fatalf("second approval: %+v, on_hand %d", again, h.Counters("a", "default").OnHand)
 	}
@@ -219,7 +219,7 @@ func testApprovalRefusals(t *testing.T, h *Harness) {
 
 	reject := decision(ap.ID, true)
 	reject.Actor = "boss"
-	if got := poolObject[stockd.Approval](t, h.MustDo(reject)); got.Status != stockd.ApprovalRejected || got.DecidedBy != "boss" {
+	if got := object[stockd.Approval](t, h.MustDo(reject)); got.Status != stockd.ApprovalRejected || got.DecidedBy != "boss" {
 		t.Fatalf("rejected = %+v", got)
 	}
 	WantCode(t, h.Do(approve), stockd.CodeInvalidTransition)
