@@ -88,7 +88,7 @@ func (s *BatchState) Writes() *BatchWrites {
 	for k := range s.dirty {
 		c := s.Positions[k]
 		if !c.Valid() {
-			panic(fmt.Sprintf("stockd: invariant broken at %v: %+v", k, *c))
+			brokenInvariant("counters at %v: %+v", k, *c)
 		}
 		w.Positions = append(w.Positions, Position{PositionKey: k, Counters: *c})
 	}
@@ -228,7 +228,7 @@ func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
 	c := s.counters(k)
 	after := c.Add(delta)
 	if !after.Valid() {
-		panic(fmt.Sprintf("stockd: change %+v at %v breaks the books: %+v", delta, k, after))
+		brokenInvariant("change %+v at %v leaves %+v", delta, k, after)
 	}
 	*c = after
 	s.dirty[k] = true

@@ -25,7 +25,10 @@ const (
 	CodeReservationExpired    = "reservation_expired"     // confirm arrived after the deadline
 	CodeOverloaded            = "overloaded"              // queue full: retry later
 	CodeCancelled             = "cancelled"               // caller gave up before the batch formed
-	CodeInternal              = "internal"                // our fault; details only in the log
+	CodeInternal              = "internal"                // our fault; details only in the log, under the answer's incident id
+	CodeDatabaseUnavailable   = "database_unavailable"    // the database does not answer or refuses work: retry later
+	CodeTimeout               = "timeout"                 // the server's deadline for the request passed: retry with the same key
+	CodeHalted                = "halted"                  // the engine stopped on a broken invariant of the books: an operator must look
 	CodeUnauthorized          = "unauthorized"            // no valid API key: missing, malformed, unknown or revoked
 	CodeForbidden             = "forbidden"               // the key lacks the scope the endpoint needs
 	CodeRateLimited           = "rate_limited"            // the key's or the SKU's request budget is spent: retry later
@@ -43,6 +46,35 @@ var ErrNotFound = errors.New("not found")
 // ErrLimitReached is what storage returns when a write would pass one of
 // the bounds of limits.go that only the database can count (APIKeysMax).
 var ErrLimitReached = errors.New("limit reached")
+
+// ErrHalted is what the engine answers once it has stopped on a broken
+// invariant of the books (see BrokenInvariant).
+var ErrHalted = errors.New("engine halted: an invariant of the books broke")
+
+// BrokenInvariant is the panic value of a decision that would break the
+// books: a counter below zero or above its bound. It is a bug, and the
+// engine stops on it rather than write anything else, where any other panic
+// fails only the command (or batch) it happened in.
+type BrokenInvariant struct {
+	Detail string
+}
+
+func (b BrokenInvariant) Error() string { return "broken invariant: " + b.Detail }
+
+func brokenInvariant(format string, args ...any) {
+	panic(BrokenInvariant{Detail: fmt.Sprintf(format, args...)})
+}
+
+// Incident is a failure of ours, answered with only its ID: the log holds
+// the rest under that ID, the stack of a panic included, so that an
+// operator can find what one caller saw.
+type Incident struct {
+	ID  string
+	Err error
+}
+
+func (i *Incident) Error() string { return "incident " + i.ID + ": " + i.Err.Error() }
+func (i *Incident) Unwrap() error { return i.Err }
 
 // Error is an application error: a stable code, a message fit for the
 // caller, and the details the code promises.

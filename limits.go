@@ -47,6 +47,11 @@ const (
 	// ApprovalThresholdDefault is the largest on_hand change an adjustment
 	// makes without a second key's approval, unless the SKU sets its own.
 	ApprovalThresholdDefault int64 = 100
+	// TimeYearMin and TimeYearMax bound the UTC year of every time a
+	// caller sends (a purchase order's expected_at, a campaign's window).
+	TimeYearMin = 1
+	TimeYearMax = 9999
+
 	// DocumentSizeMax bounds one stored document (pool, bundle, limit,
 	// usage, transfer, purchase order, approval) once encoded.
 	DocumentSizeMax = 256 << 10

@@ -118,7 +118,14 @@ func (p *PoolCreate) normalize() *Error {
 		}
 		// What both databases keep, so that the stored window is the one
 		// decided on.
-		starts, ends := pool.StartsAt.UTC().Truncate(time.Microsecond), pool.EndsAt.UTC().Truncate(time.Microsecond)
+		starts, err := NormalizeTime("starts_at", *pool.StartsAt)
+		if err != nil {
+			return err
+		}
+		ends, err := NormalizeTime("ends_at", *pool.EndsAt)
+		if err != nil {
+			return err
+		}
 		if !ends.After(starts) {
 			return InvalidField("ends_at", "must be after starts_at")
 		}

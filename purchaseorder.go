@@ -126,7 +126,11 @@ func (po *PurchaseOrder) normalize() *Error {
 	if po.ExpectedAt.IsZero() {
 		return InvalidField("expected_at", "is required")
 	}
-	po.ExpectedAt = po.ExpectedAt.UTC().Truncate(time.Microsecond)
+	expected, err := NormalizeTime("expected_at", po.ExpectedAt)
+	if err != nil {
+		return err
+	}
+	po.ExpectedAt = expected
 	lines, err := normalizePOLines(po.Lines)
 	if err != nil {
 		return err

@@ -1,6 +1,10 @@
 package stockd
 
-import "time"
+import (
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
 
 // ValidIdentifier reports whether s is 1-64 characters of [A-Za-z0-9._:-].
 // SKU, location and pool ids share this shape.
@@ -33,6 +37,23 @@ func ValidIdempotencyKey(key string) bool {
 	return true
 }
 
+// PlainText reports whether s is valid UTF-8 without control characters.
+// Free text ends up in both databases, in logs and in other systems'
+// feeds: PostgreSQL refuses a NUL byte where SQLite stores it, and a
+// newline or an escape sequence in a log line forges another line. One
+// rule at the edge keeps both databases answering alike.
+func PlainText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
 func validText(field, s string, lengthMax int, required bool) *Error {
 	if required && s == "" {
 		return InvalidField(field, "is required")
@@ -40,7 +61,22 @@ func validText(field, s string, lengthMax int, required bool) *Error {
 	if len(s) > lengthMax {
 		return InvalidField(field, "longer than %d bytes", lengthMax)
 	}
+	if !PlainText(s) {
+		return InvalidField(field, "must be UTF-8 text without control characters")
+	}
 	return nil
+}
+
+// NormalizeTime returns t in UTC at the microsecond both databases keep,
+// or an error when its UTC year lies outside TimeYearMin to TimeYearMax:
+// a time the API could not write back as RFC 3339 and PostgreSQL and
+// SQLite would store differently, if at all.
+func NormalizeTime(field string, t time.Time) (time.Time, *Error) {
+	utc := t.UTC().Truncate(time.Microsecond)
+	if y := utc.Year(); y < TimeYearMin || y > TimeYearMax {
+		return time.Time{}, InvalidField(field, "must be a time from year %d to %d in UTC", TimeYearMin, TimeYearMax)
+	}
+	return utc, nil
 }
 
 func validQuantity(field string, q int64) *Error {

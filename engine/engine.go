@@ -7,9 +7,9 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,8 +31,14 @@ type Config struct {
 	QueuePerSKUMax int
 	// Appliers is how many batches may be in flight at once. Defaults to 1.
 	Appliers int
-	// BatchTimeout bounds one transaction. Defaults to 10 seconds.
+	// BatchTimeout bounds one transaction. A batch's deadline follows its
+	// callers' (the latest of theirs), never past BatchTimeout. Defaults to
+	// 10 seconds.
 	BatchTimeout time.Duration
+	// OnHalt is called once, on its own goroutine, when the engine stops on
+	// a broken invariant of the books (stockd.BrokenInvariant); serve
+	// shuts down on it. May be nil.
+	OnHalt func(error)
 	// Now is the clock. Defaults to time.Now.
 	Now func() time.Time
 	// NewID makes reservation ids. Defaults to UUIDv7 strings.
@@ -78,6 +84,11 @@ type Engine struct {
 	stop     chan struct{}
 	wg       sync.WaitGroup
 	once     sync.Once
+	// halted is set once a batch broke an invariant of the books; from
+	// then on nothing more is applied.
+	halted   atomic.Bool
+	haltOnce sync.Once
+	health   writeHealth
 }
 
 // New returns a started engine. Close stops it after draining the queue.
@@ -138,6 +149,9 @@ func (e *Engine) Close() {
 func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error) {
 	if verr := cmd.Normalize(); verr != nil {
 		return stockd.Result{Err: verr}, nil
+	}
+	if e.halted.Load() {
+		return stockd.Result{}, stockd.ErrHalted
 	}
 	req := &request{ctx: ctx, cmd: cmd, answer: make(chan answer, 1)}
 	select {
@@ -222,57 +236,7 @@ func (e *Engine) run() {
 		for _, r := range batch {
 			e.perSKU.release(r.cmd)
 		}
-		e.applyRequests(batch)
+		e.applyContained(batch)
 	}
 }
 
-// applyRequests drops requests whose caller already gave up, applies the
-// rest as one batch and answers each.
-func (e *Engine) applyRequests(batch []*request) {
-	live := batch[:0:0]
-	cmds := make([]stockd.Command, 0, len(batch))
-	for _, r := range batch {
-		if r.ctx.Err() != nil {
-			r.answer <- answer{result: stockd.Result{Err: stockd.Errorf(stockd.CodeCancelled, "request cancelled before it was applied")}}
-			continue
-		}
-		live = append(live, r)
-		cmds = append(cmds, r.cmd)
-	}
-	if len(cmds) == 0 {
-		return
-	}
-	start := time.Now()
-	results, err := e.Apply(cmds)
-	e.cfg.Metrics.batch(len(cmds), time.Since(start), err)
-	for i, r := range live {
-		if err != nil {
-			r.answer <- answer{err: err}
-			continue
-		}
-		r.answer <- answer{result: results[i]}
-	}
-}
-
-// Apply applies cmds, already normalized, as one batch in one transaction,
-// retrying the whole batch after a conflict the database detected.
-func (e *Engine) Apply(cmds []stockd.Command) ([]stockd.Result, error) {
-	if len(cmds) > e.cfg.BatchSizeMax {
-		panic(fmt.Sprintf("engine: batch of %d above the cap of %d", len(cmds), e.cfg.BatchSizeMax))
-	}
-	var err error
-	for attempt := 1; attempt <= retriesMax; attempt++ {
-		var results []stockd.Result
-		results, err = e.applyOnce(cmds)
-		if err == nil {
-			return results, nil
-		}
-		if !errors.Is(err, store.ErrRetry) {
-			break
-		}
-		e.cfg.Metrics.retried()
-		time.Sleep(time.Duration(attempt*attempt) * time.Millisecond)
-	}
-	e.cfg.Logger.Error("batch failed", "commands", len(cmds), "err", err)
-	return nil, fmt.Errorf("apply batch: %w", err)
-}

@@ -14,6 +14,9 @@ type Metrics struct {
 	batchRetries    prometheus.Counter
 	overloadedTotal prometheus.Counter
 	soldOutTotal    prometheus.Counter
+	incidentsTotal  prometheus.Counter
+	splitsTotal     prometheus.Counter
+	halted          prometheus.Gauge
 }
 
 // NewMetrics registers the engine's metrics with reg.
@@ -31,8 +34,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		batchRetries:    prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_retries_total", Help: "Batch attempts retried after a database conflict."}),
 		overloadedTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_overloaded_total", Help: "Commands refused because the queue was full."}),
 		soldOutTotal:    prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_sold_out_answers_total", Help: "Reservations refused from sold-out knowledge, without a transaction."}),
+		incidentsTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_engine_incidents_total",
+			Help: "Commands failed on their own, by a panic or data the database refused; the rest of their batch was applied."}),
+		splitsTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_splits_total",
+			Help: "Batches split in halves to isolate a command the database refused."}),
+		halted: prometheus.NewGauge(prometheus.GaugeOpts{Name: "stockd_engine_halted",
+			Help: "1 once the engine stopped on a broken invariant of the books."}),
 	}
-	reg.MustRegister(m.batchSize, m.batchDuration, m.batchFailures, m.batchRetries, m.overloadedTotal, m.soldOutTotal)
+	reg.MustRegister(m.batchSize, m.batchDuration, m.batchFailures, m.batchRetries, m.overloadedTotal, m.soldOutTotal,
+		m.incidentsTotal, m.splitsTotal, m.halted)
 	return m
 }
 
@@ -62,5 +72,23 @@ func (m *Metrics) overloaded() {
 func (m *Metrics) soldOutAnswered() {
 	if m != nil {
 		m.soldOutTotal.Inc()
+	}
+}
+
+func (m *Metrics) incidentRecorded() {
+	if m != nil {
+		m.incidentsTotal.Inc()
+	}
+}
+
+func (m *Metrics) split() {
+	if m != nil {
+		m.splitsTotal.Inc()
+	}
+}
+
+func (m *Metrics) haltedSet() {
+	if m != nil {
+		m.halted.Set(1)
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -59,6 +60,9 @@ type authenticator struct {
 	cache       *keyCache
 	// limits is nil when the per-key limit is off.
 	limits *limiterSet
+	// lookups limits key lookups in the store per client address; nil
+	// when off.
+	lookups *limiterSet
 
 	// keysExist becomes true once a key is seen to exist, and stays true.
 	keysExist atomic.Bool
@@ -78,6 +82,7 @@ func newAuthenticator(cfg Config) *authenticator {
 		ttl:         ttl,
 		cache:       newKeyCache(ttl),
 		limits:      newKeyLimits(cfg),
+		lookups:     newLookupLimits(cfg),
 	}
 }
 
@@ -111,6 +116,11 @@ func (a *authenticator) authenticate(ctx context.Context, r *http.Request, now t
 	hash := stockd.HashAPIKey(secret)
 	entry, cached := a.cache.get(hash, now)
 	if !cached {
+		if a.lookups != nil {
+			if wait, allowed := a.lookups.take(now, clientAddress(r)); !allowed {
+				return stockd.APIKey{}, false, &lookupsLimited{wait: wait}
+			}
+		}
 		entry.key, err = a.store.KeyGetByHash(ctx, hash)
 		switch {
 		case errors.Is(err, stockd.ErrNotFound):
@@ -126,6 +136,23 @@ func (a *authenticator) authenticate(ctx context.Context, r *http.Request, now t
 		return stockd.APIKey{}, false, nil
 	}
 	return entry.key, true, nil
+}
+
+// lookupsLimited is authenticate's answer when the client address has
+// spent its budget of key lookups.
+type lookupsLimited struct{ wait time.Duration }
+
+func (l *lookupsLimited) Error() string { return "key lookups limited for this address" }
+
+// clientAddress is the host the request came from. A proxy in front makes
+// every request come from the proxy, which then shares one budget: the
+// limit is meant to cost a flood, and the cache keeps known keys out of it.
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // bearerSecret returns the secret of the one Authorization header, when it
@@ -169,6 +196,11 @@ func (s *Server) guard(rt route) http.HandlerFunc {
 			return
 		}
 		key, ok, err := s.auth.authenticate(r.Context(), r, now)
+		if limited, isLimited := errors.AsType[*lookupsLimited](err); isLimited {
+			setRetryAfter(w, limited.wait)
+			writeProblem(w, stockd.Errorf(stockd.CodeRateLimited, "this address presented more unknown keys than its limit; retry later"))
+			return
+		}
 		if err != nil {
 			s.failure(w, r, err)
 			return

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/stockd/stockd"
 )
@@ -25,7 +26,8 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *stockd.Error) {
 		if errors.As(err, &tooLarge) {
 			return nil, bodyTooLarge()
 		}
-		return nil, stockd.Errorf(stockd.CodeInvalidJSON, "reading the body: %v", err)
+		// The read error names socket addresses; the caller needs none.
+		return nil, stockd.Errorf(stockd.CodeInvalidJSON, "the body could not be read to its end")
 	}
 	return body, nil
 }
@@ -35,14 +37,24 @@ func bodyTooLarge() *stockd.Error {
 }
 
 // decodeStrict decodes body, one JSON object, into v. Unknown fields,
-// malformed JSON and trailing data are invalid_json; a value of the wrong
-// type (a quantity given as a string, a fraction, a number beyond int64) is
-// invalid_input naming the field.
+// malformed JSON, text that is not UTF-8 and trailing data are
+// invalid_json; a value of the wrong type (a quantity given as a string, a
+// fraction, a number beyond int64) or a string holding a control character
+// is invalid_input naming the field.
 func decodeStrict(body []byte, v any) *stockd.Error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] != '{' {
 		// null would decode into nothing and pass as an empty request.
 		return stockd.Errorf(stockd.CodeInvalidJSON, "body must be a JSON object")
+	}
+	// encoding/json would replace invalid UTF-8, and escaped halves of
+	// UTF-16 surrogate pairs, with U+FFFD without a word: the caller
+	// would find other text stored than it sent.
+	if !utf8.Valid(body) {
+		return stockd.Errorf(stockd.CodeInvalidJSON, "body is not valid UTF-8")
+	}
+	if loneSurrogate(body) {
+		return stockd.Errorf(stockd.CodeInvalidJSON, "body escapes half of a UTF-16 surrogate pair")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -88,25 +100,93 @@ func collectFieldNames(t reflect.Type, names map[string]bool) {
 	}
 }
 
+// checkKeys refuses object keys that are not field names, and strings
+// holding control characters anywhere in the body: one rule for every
+// endpoint's text, whichever database stores it (PostgreSQL refuses NUL,
+// SQLite keeps it).
 func checkKeys(node any, names map[string]bool) *stockd.Error {
+	return checkNode(node, "", names)
+}
+
+func checkNode(node any, field string, names map[string]bool) *stockd.Error {
 	switch n := node.(type) {
 	case map[string]any:
 		for k, child := range n {
 			if !names[k] {
 				return stockd.Errorf(stockd.CodeInvalidJSON, "unknown field %q", k)
 			}
-			if err := checkKeys(child, names); err != nil {
+			if err := checkNode(child, k, names); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, child := range n {
-			if err := checkKeys(child, names); err != nil {
+			if err := checkNode(child, field, names); err != nil {
 				return err
 			}
 		}
+	case string:
+		if !stockd.PlainText(n) {
+			return stockd.InvalidField(field, "must be UTF-8 text without control characters")
+		}
 	}
 	return nil
+}
+
+// loneSurrogate reports whether a JSON text escapes a UTF-16 surrogate
+// (\uD800 to \uDFFF) that is not a high half directly followed by a low
+// half.
+func loneSurrogate(body []byte) bool {
+	inString := false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(body):
+			if body[i+1] != 'u' {
+				i++ // a two-character escape: skip what it escapes
+				continue
+			}
+			r, ok := escapedUnit(body, i)
+			if !ok {
+				return false // malformed; the decoder says so
+			}
+			switch {
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return true
+			case r >= 0xD800 && r <= 0xDBFF:
+				low, ok := escapedUnit(body, i+6)
+				if !ok || low < 0xDC00 || low > 0xDFFF {
+					return true
+				}
+				i += 6
+			}
+			i += 5
+		}
+	}
+	return false
+}
+
+// escapedUnit reads the \uXXXX escape at body[i:].
+func escapedUnit(body []byte, i int) (rune, bool) {
+	if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, h := range body[i+2 : i+6] {
+		switch {
+		case h >= '0' && h <= '9':
+			r = r<<4 | rune(h-'0')
+		case h >= 'a' && h <= 'f':
+			r = r<<4 | rune(h-'a'+10)
+		case h >= 'A' && h <= 'F':
+			r = r<<4 | rune(h-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }
 
 // decodeOptional is decodeStrict for bodies that may be empty.

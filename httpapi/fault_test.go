@@ -22,6 +22,9 @@ const (
 	faultCancelled  = "cancelled"  // the engine or the store sees its context end
 	faultOverloaded = "overloaded" // the engine's queue is full
 	faultKeysFull   = "keys_full"  // the store holds stockd.APIKeysMax keys
+	faultTimeout    = "timeout"    // the engine or the store passes the deadline
+	faultDown       = "down"       // the database is unreachable
+	faultHalted     = "halted"     // the engine halted on a broken invariant
 
 	// injectedDetail must never reach a caller.
 	injectedDetail = "injected: disk on fire"
@@ -50,6 +53,12 @@ func injected(ctx context.Context) error {
 		return errors.New(injectedDetail)
 	case faultCancelled:
 		return context.Canceled
+	case faultTimeout:
+		return fmt.Errorf("injected: %w", context.DeadlineExceeded)
+	case faultDown:
+		return fmt.Errorf("injected: dial tcp 10.0.0.7:5432: %w", store.ErrUnavailable)
+	case faultHalted:
+		return stockd.ErrHalted
 	}
 	return nil
 }

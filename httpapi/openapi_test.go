@@ -204,7 +204,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			{"POST /v1/reservations/{id}/release", "/v1/reservations/" + pending.ID + "/release", `{"reason":"other"}`},
 			{"POST /v1/reservations/{id}/fulfil", "/v1/reservations/" + pending.ID + "/fulfil", "{}"},
 		} {
-			for _, fault := range []string{faultInternal, faultCancelled, faultOverloaded} {
+			for _, fault := range []string{faultInternal, faultCancelled, faultOverloaded, faultTimeout, faultDown, faultHalted} {
 				a := h.sendHeaders("POST", m.path, []byte(m.body), map[string]string{headerIdempotencyKey: "fault-" + fault, headerTestFault: fault})
 				if fault == faultOverloaded && a.header.Get("Retry-After") != "1" {
 					t.Errorf("%s overloaded: Retry-After %q, want 1", m.pattern, a.header.Get("Retry-After"))
@@ -218,7 +218,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			"/v1/skus/A", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=pending",
 			"/v1/ledger?sku=A", "/v1/events", "/healthz",
 		} {
-			for _, fault := range []string{faultInternal, faultCancelled} {
+			for _, fault := range []string{faultInternal, faultCancelled, faultTimeout, faultDown} {
 				h.sendHeaders("GET", path, nil, map[string]string{headerTestFault: fault})
 			}
 		}

@@ -31,6 +31,9 @@ type Problem struct {
 	// invalid_transition and reservation_expired. It cannot be named
 	// "status": RFC 9457 gives that member the HTTP status.
 	ReservationStatus string `json:"reservation_status,omitempty"`
+	// Instance names this occurrence: for internal errors, the incident
+	// id under which the server's log holds the details.
+	Instance string `json:"instance,omitempty"`
 }
 
 // ProblemLine is one line that could not be served.
@@ -73,11 +76,25 @@ var codeInfo = map[string]struct {
 	stockd.CodeDeductionTiming:       {http.StatusConflict, "Deduction timing"},
 	stockd.CodeSelfApproval:          {http.StatusForbidden, "Self approval"},
 	stockd.CodeQuantityExceeded:      {http.StatusConflict, "Quantity exceeded"},
-	// The caller went away (or timed out) before an answer was decided;
-	// 499 is not a registered status, and 503 tells a retrying client the
-	// truth: try again, with the same key.
-	stockd.CodeCancelled: {http.StatusServiceUnavailable, "Cancelled"},
-	stockd.CodeInternal:  {http.StatusInternalServerError, "Internal error"},
+	// The caller went away before an answer was decided; 499 is not a
+	// registered status, and 503 tells a retrying client the truth: try
+	// again, with the same key.
+	stockd.CodeCancelled:           {http.StatusServiceUnavailable, "Cancelled"},
+	stockd.CodeTimeout:             {http.StatusServiceUnavailable, "Timeout"},
+	stockd.CodeDatabaseUnavailable: {http.StatusServiceUnavailable, "Database unavailable"},
+	stockd.CodeHalted:              {http.StatusServiceUnavailable, "Halted"},
+	stockd.CodeInternal:            {http.StatusInternalServerError, "Internal error"},
+}
+
+// retryAfterSeconds is the Retry-After of the answers that say "later":
+// a full queue and a slow database clear within a second or two; a halted
+// engine needs an operator.
+var retryAfterSeconds = map[string]string{
+	stockd.CodeOverloaded:          "1",
+	stockd.CodeCancelled:           "1",
+	stockd.CodeTimeout:             "1",
+	stockd.CodeDatabaseUnavailable: "2",
+	stockd.CodeHalted:              "60",
 }
 
 // statusOf returns the HTTP status of an error code. A code missing from
@@ -123,9 +140,15 @@ func errorOf(p Problem) *stockd.Error {
 // writeProblem answers e as application/problem+json and records its code
 // for the request metrics.
 func writeProblem(w http.ResponseWriter, e *stockd.Error) {
+	writeProblemAt(w, e, "")
+}
+
+// writeProblemAt is writeProblem with the problem's instance.
+func writeProblemAt(w http.ResponseWriter, e *stockd.Error, instance string) {
 	p := problemOf(e)
-	if p.Code == stockd.CodeOverloaded {
-		w.Header().Set("Retry-After", "1")
+	p.Instance = instance
+	if seconds, ok := retryAfterSeconds[p.Code]; ok && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", seconds)
 	}
 	if rec, ok := w.(*recorder); ok {
 		rec.code = p.Code

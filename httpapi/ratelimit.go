@@ -21,6 +21,12 @@ const (
 	// skuBucketsMax bounds the per-SKU buckets; beyond it, buckets that
 	// have refilled are forgotten first (see limiterSet.bucket).
 	skuBucketsMax = 100_000
+	// lookupsPerSecondDefault is the default budget of key lookups per
+	// client address: enough to warm the cache for a fleet of keys behind
+	// one proxy within seconds, far below what a store read costs.
+	lookupsPerSecondDefault = 50
+	// addressBucketsMax bounds the per-address buckets.
+	addressBucketsMax = 100_000
 )
 
 // tokenBucket holds up to burst tokens and refills at the set's rate.
@@ -64,6 +70,19 @@ func newKeyLimits(cfg Config) *limiterSet {
 		burst = int(min(2*rate, math.MaxInt32))
 	}
 	return newLimiterSet(rate, burst, keyBucketsMax)
+}
+
+// newLookupLimits returns the per-address limits on key lookups of cfg,
+// or nil when they are off.
+func newLookupLimits(cfg Config) *limiterSet {
+	rate := cfg.UnauthenticatedLookupsPerSecond
+	if rate < 0 {
+		return nil
+	}
+	if rate == 0 {
+		rate = lookupsPerSecondDefault
+	}
+	return newLimiterSet(rate, int(min(2*rate, math.MaxInt32)), addressBucketsMax)
 }
 
 // newSKULimits returns the per-SKU reservation limits of cfg, or nil when

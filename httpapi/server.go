@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -62,14 +63,33 @@ type Config struct {
 	SKUReservationsPerSecond float64
 	// SKUReservationsBurst defaults to SKUReservationsPerSecond, at least 1.
 	SKUReservationsBurst int
+	// UnauthenticatedLookupsPerSecond limits, per client address, the
+	// requests that make the server look a key up in the database (a key
+	// it has not seen within KeyCacheTTL), so that a flood of made-up keys
+	// costs a 429 rather than a query each. Defaults to 50; negative
+	// switches the limit off. Bursts are twice the rate.
+	UnauthenticatedLookupsPerSecond float64
+	// RequestTimeout is the server's deadline for each /v1 request: reads,
+	// key lookups and the batch a mutation waits for. Past it the answer is
+	// 503 timeout, well before the HTTP server's write timeout would cut
+	// the connection. Defaults to 5 seconds.
+	RequestTimeout time.Duration
+	// WriteHealth reports what the engine knows of the write path: "" when
+	// batches reach the database, else a reason code (halted,
+	// database_unavailable, timeout). May be nil.
+	WriteHealth func(now time.Time) string
 	// Now is the clock of keys, audit events and rate limits. Defaults to
 	// time.Now.
 	Now func() time.Time
 }
 
-// healthTimeout bounds the store read behind GET /healthz, so that a stuck
-// database answers unhealthy instead of hanging the probe.
-const healthTimeout = 2 * time.Second
+const (
+	// healthTimeout bounds the store probes behind GET /healthz, so that a
+	// stuck database answers unhealthy instead of hanging the probe.
+	healthTimeout = 2 * time.Second
+	// requestTimeoutDefault is RequestTimeout's default.
+	requestTimeoutDefault = 5 * time.Second
+)
 
 // Server is the HTTP API. It implements http.Handler.
 type Server struct {
@@ -82,7 +102,9 @@ type Server struct {
 	now      func() time.Time
 	auth     *authenticator
 	// skuLimits is nil when the per-SKU limit is off.
-	skuLimits *limiterSet
+	skuLimits      *limiterSet
+	requestTimeout time.Duration
+	health         *healthProbe
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -120,6 +142,9 @@ func NewServer(cfg Config) *Server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = requestTimeoutDefault
+	}
 	s := &Server{
 		engine:    cfg.Engine,
 		store:     cfg.Store,
@@ -130,9 +155,12 @@ func NewServer(cfg Config) *Server {
 		now:       cfg.Now,
 		auth:      newAuthenticator(cfg),
 		skuLimits: newSKULimits(cfg),
+
+		requestTimeout: cfg.RequestTimeout,
+		health:         newHealthProbe(cfg),
 	}
 	for _, rt := range s.routes() {
-		s.mux.Handle(rt.pattern, s.instrument(rt.operation, s.guard(rt)))
+		s.mux.Handle(rt.pattern, s.instrument(rt.operation, s.deadline(rt, s.guard(rt))))
 	}
 	s.mux.Handle("/", s.instrument(operationUnmatched, s.unmatched))
 	return s
@@ -229,32 +257,59 @@ func (s *Server) unmatched(w http.ResponseWriter, r *http.Request) {
 	writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "no endpoint at %s", r.URL.Path))
 }
 
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
-	defer cancel()
-	if _, err := s.store.LocationList(ctx); err != nil {
-		s.logger.Warn("health check failed", "err", err)
-		writeJSON(w, http.StatusServiceUnavailable, Health{Status: "unavailable"})
-		return
+// deadline gives a /v1 request the server's deadline, so that nothing a
+// stalled database holds up waits longer than a client is told to wait.
+// The open endpoints (health, metrics, the API document) keep their own.
+func (s *Server) deadline(rt route, h http.HandlerFunc) http.HandlerFunc {
+	if rt.scope == "" {
+		return h
 	}
-	writeJSON(w, http.StatusOK, Health{Status: "ok"})
+	return func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		defer cancel()
+		h(w, r.WithContext(ctx))
+	}
 }
 
 func internalError() *stockd.Error {
 	return stockd.Errorf(stockd.CodeInternal, "internal error")
 }
 
-// failure answers an error that is not the caller's: the details go to the
-// log, the caller sees only internal error, or cancelled when its own
-// context ended first (then a retry with the same key learns the outcome).
+// failure answers an error that is not the caller's, with a code that says
+// what happened and what to do:
+//   - halted: the engine stopped on a broken invariant; an operator must look;
+//   - timeout: the server's deadline passed (a slow or stalled database);
+//   - cancelled: the caller hung up before the answer;
+//   - database_unavailable: the database refused or lost the connection;
+//   - internal: a bug, answered with an incident id under which the log
+//     holds the details.
+//
+// The first four are 503 with Retry-After: retrying with the same
+// idempotency key learns the outcome. No database error text reaches the
+// caller: it may name hosts, ports and the schema.
 func (s *Server) failure(w http.ResponseWriter, r *http.Request, err error) {
-	if r.Context().Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		s.logger.Warn("request ended before its answer", "method", r.Method, "path", r.URL.Path, "err", err)
-		writeProblem(w, stockd.Errorf(stockd.CodeCancelled, "the request ended before it was answered; retry with the same idempotency key"))
+	var e *stockd.Error
+	switch {
+	case errors.Is(err, stockd.ErrHalted):
+		e = stockd.Errorf(stockd.CodeHalted, "stockd stopped applying changes on a broken invariant of its books; an operator must look before it is restarted")
+	case errors.Is(r.Context().Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		e = stockd.Errorf(stockd.CodeTimeout, "the request did not finish within the server's deadline of %v; retry with the same idempotency key", s.requestTimeout)
+	case r.Context().Err() != nil, errors.Is(err, context.Canceled):
+		e = stockd.Errorf(stockd.CodeCancelled, "the request ended before it was answered; retry with the same idempotency key")
+	case errors.Is(err, store.ErrUnavailable):
+		e = stockd.Errorf(stockd.CodeDatabaseUnavailable, "the database is unavailable; retry later with the same idempotency key")
+	}
+	if e != nil {
+		s.logger.Warn("request failed", "method", r.Method, "path", r.URL.Path, "code", e.Code, "err", err)
+		writeProblem(w, e)
 		return
 	}
-	s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-	writeProblem(w, internalError())
+	incident, ok := errors.AsType[*stockd.Incident](err)
+	if !ok {
+		incident = &stockd.Incident{ID: uuid.NewString(), Err: err}
+		s.logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "incident", incident.ID, "err", err)
+	}
+	writeProblemAt(w, internalError(), "urn:uuid:"+incident.ID)
 }
 
 // recorder remembers what a handler answered, for the metrics.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
 )
 
 // submitFunc is a Submitter made of a function, for tests that need no
@@ -64,6 +66,7 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		stockd.CodeUnauthorized: 401, stockd.CodeForbidden: 403, stockd.CodeRateLimited: 429,
 		stockd.CodePurchaseLimitExceeded: 409, stockd.CodeCampaignNotActive: 409, stockd.CodeLocationInactive: 409,
 		stockd.CodeDeductionTiming: 409, stockd.CodeSelfApproval: 403, stockd.CodeQuantityExceeded: 409,
+		stockd.CodeTimeout: 503, stockd.CodeDatabaseUnavailable: 503, stockd.CodeHalted: 503,
 	}
 	for code, status := range want {
 		if got := statusOf(code); got != status {
@@ -78,18 +81,24 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 	}
 }
 
-// TestFailuresNeverLeak checks that an engine failure is 500 internal error
-// (503 when the request's context ended), with nothing of the real error.
+// TestFailuresNeverLeak checks that an engine failure answers the code
+// that says what happened (503 with Retry-After for what a retry can
+// outlast, 500 with an incident id for a bug), with nothing of the real
+// error.
 func TestFailuresNeverLeak(t *testing.T) {
+	leaky := errors.New("dial tcp 10.0.0.7:5432: password authentication failed for user stockd")
 	for _, c := range []struct {
 		name       string
 		err        error
 		wantStatus int
 		wantCode   string
 	}{
-		{"storage down", errors.New("dial tcp 10.0.0.7:5432: password authentication failed for user stockd"), 500, stockd.CodeInternal},
-		{"deadline", context.DeadlineExceeded, 503, stockd.CodeCancelled},
+		{"bug", leaky, 500, stockd.CodeInternal},
+		{"incident", &stockd.Incident{ID: "0b5e", Err: leaky}, 500, stockd.CodeInternal},
+		{"database down", fmt.Errorf("begin: %w: %w", store.ErrUnavailable, leaky), 503, stockd.CodeDatabaseUnavailable},
+		{"deadline", fmt.Errorf("lock positions: %w", context.DeadlineExceeded), 503, stockd.CodeTimeout},
 		{"wrapped cancel", errors.Join(errors.New("commit"), context.Canceled), 503, stockd.CodeCancelled},
+		{"halted", stockd.ErrHalted, 503, stockd.CodeHalted},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := NewServer(Config{
@@ -102,6 +111,12 @@ func TestFailuresNeverLeak(t *testing.T) {
 			}
 			if strings.Contains(rec.Body.String(), "password") || strings.Contains(rec.Body.String(), "10.0.0.7") {
 				t.Fatalf("the answer leaks the error: %s", rec.Body)
+			}
+			if c.wantStatus == 503 && rec.Header().Get("Retry-After") == "" {
+				t.Errorf("503 %s without Retry-After", c.wantCode)
+			}
+			if c.name == "incident" && !strings.Contains(rec.Body.String(), `"instance":"urn:uuid:0b5e"`) {
+				t.Errorf("incident answered %s, want its id as the instance", rec.Body)
 			}
 		})
 	}

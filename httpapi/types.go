@@ -178,7 +178,12 @@ type APIKeyList struct {
 
 // Health is the answer of GET /healthz.
 type Health struct {
+	// Status is ok or unavailable.
 	Status string `json:"status"`
+	// Reason says what fails: halted, database_unavailable,
+	// writes_failing or batches_failing.
+	Reason string `json:"reason,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 func skuOut(s stockd.SKU) SKU {

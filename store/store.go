@@ -17,6 +17,19 @@ import (
 // Nothing was applied; the whole batch may be tried again.
 var ErrRetry = errors.New("transaction conflict, retry")
 
+// ErrUnavailable marks a failure of the database rather than of the
+// request: a connection refused or lost, a server shutting down or out of
+// resources, a full disk, an I/O error. Nothing can be said about the
+// request until the database answers again; callers answer 503.
+var ErrUnavailable = errors.New("database unavailable")
+
+// ErrRejected marks a write the database refused for what it holds: a
+// value it cannot store, a CHECK or trigger that fired. The same write
+// would fail again, so the engine does not retry it; it splits the batch
+// until the one command whose data the database refuses stands alone,
+// and applies the others.
+var ErrRejected = errors.New("database refused the write")
+
 // Store is one database holding the books.
 type Store interface {
 	// Migrate applies the embedded migrations not yet applied.
@@ -54,6 +67,10 @@ type Store interface {
 	// the books, so verify on a live database never reports a batch half
 	// seen. It never writes.
 	AuditRead(ctx context.Context, fn func(AuditReader) error) error
+	// HealthWrite writes and commits one row in a transaction of its own,
+	// so that health can tell whether writes reach the disk: a full disk, a
+	// read-only standby, a lost connection.
+	HealthWrite(ctx context.Context, at time.Time) error
 	// ConcurrentWriters reports whether batches may run in parallel
 	// transactions (PostgreSQL) or queue for one writer (SQLite).
 	ConcurrentWriters() bool

@@ -30,11 +30,15 @@ type Main struct {
 	server   *http.Server
 	listener net.Listener
 	served   chan error
+	halted   chan error
 }
 
 // Run opens and migrates the database, starts the engine, the expiry worker
 // and the HTTP server, and returns once the server listens.
 func (m *Main) Run(ctx context.Context) (err error) {
+	if m.Config.RequestTimeout == 0 {
+		m.Config.RequestTimeout = requestTimeoutDefault
+	}
 	if err := m.Config.validate(); err != nil {
 		return err
 	}
@@ -65,6 +69,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	m.halted = make(chan error, 1)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.engine = engine.New(engine.Config{
@@ -73,6 +78,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		BatchSizeMax: m.Config.BatchSizeMax,
 		Logger:       m.Logger,
 		Metrics:      engine.NewMetrics(reg),
+		OnHalt:       func(err error) { m.halted <- err },
 	})
 	m.expiry = expiry.New(expiry.Config{
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
@@ -85,6 +91,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		KeyRequestsBurst:         m.Config.KeyRequestsBurst,
 		SKUReservationsPerSecond: m.Config.SKUReservationsPerSecond,
 		SKUReservationsBurst:     m.Config.SKUReservationsBurst,
+
+		UnauthenticatedLookupsPerSecond: m.Config.UnauthenticatedLookupsPerSecond,
+		RequestTimeout:                  m.Config.RequestTimeout,
+		WriteHealth:                     m.writeHealth,
 	})
 	m.listener, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
@@ -94,7 +104,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      30 * time.Second,
+		WriteTimeout:      httpWriteTimeout,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    16 << 10,
 	}
@@ -113,6 +123,18 @@ func (m *Main) appliers() int {
 	}
 	return 1
 }
+
+// writeHealth tells the health probe what the engine knows of its batches.
+func (m *Main) writeHealth(now time.Time) string {
+	if h := m.engine.WriteHealth(now); !h.OK {
+		return h.Reason
+	}
+	return ""
+}
+
+// Halted reports the engine's halt on a broken invariant (OnHalt sends at
+// most once); nil until Run succeeded.
+func (m *Main) Halted() <-chan error { return m.halted }
 
 // Addr is the address the server listens on (useful with port 0).
 func (m *Main) Addr() string {

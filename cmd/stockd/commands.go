@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -38,21 +39,25 @@ func newServeCommand() *cobra.Command {
 			if err := applyEnv(cmd.Flags()); err != nil {
 				return err
 			}
-			logger, err := cfg.logger()
+			logger, closeLog, err := cfg.cappedLogger()
 			if err != nil {
 				return err
 			}
+			defer closeLog()
 			m := &Main{Config: cfg, Logger: logger}
 			if err := m.Run(cmd.Context()); err != nil {
 				return err
 			}
+			var haltErr error
 			select {
 			case <-cmd.Context().Done():
 				logger.Info("shutting down: draining in-flight requests")
 			case err := <-m.Served():
 				logger.Error("http server stopped", "err", err)
+			case haltErr = <-m.Halted():
+				logger.Error("shutting down: the engine halted on a broken invariant of the books; run stockd verify before restarting", "err", haltErr)
 			}
-			return m.Close()
+			return errors.Join(haltErr, m.Close())
 		},
 	}
 	bindDatabaseFlags(cmd.Flags(), &cfg)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/stockd/stockd/internal/logcap"
 )
 
 // Config is the service's configuration: each field has a flag and a
@@ -30,12 +32,24 @@ type Config struct {
 	KeyRequestsBurst         int
 	SKUReservationsPerSecond float64
 	SKUReservationsBurst     int
+	// UnauthenticatedLookupsPerSecond: see httpapi.Config.
+	UnauthenticatedLookupsPerSecond float64
+	// RequestTimeout is the server's deadline for each /v1 request.
+	RequestTimeout time.Duration
 }
 
 const (
 	databaseURLDefault     = "sqlite://stockd.db"
 	addrDefault            = "127.0.0.1:8080"
 	shutdownTimeoutDefault = 15 * time.Second
+	requestTimeoutDefault  = 5 * time.Second
+	// httpWriteTimeout cuts a connection whose answer is not written by
+	// then; every request's deadline must end well before it, so that a
+	// stalled database gets a 503 and not an empty reply.
+	httpWriteTimeout = 30 * time.Second
+	// requestTimeoutMax leaves the answer of a request that ran to its
+	// deadline time to be written.
+	requestTimeoutMax = httpWriteTimeout - 10*time.Second
 )
 
 // envName turns a flag name into its environment variable.
@@ -61,6 +75,8 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.IntVar(&c.KeyRequestsBurst, "key-requests-burst", 0, "requests an API key may send at once; 0 is twice the rate (env STOCKD_KEY_REQUESTS_BURST)")
 	fs.Float64Var(&c.SKUReservationsPerSecond, "sku-reservations-per-second", 0, "sustained reservations per SKU, over all keys; 0 switches the limit off (env STOCKD_SKU_RESERVATIONS_PER_SECOND)")
 	fs.IntVar(&c.SKUReservationsBurst, "sku-reservations-burst", 0, "reservations of one SKU at once; 0 is the rate, at least 1 (env STOCKD_SKU_RESERVATIONS_BURST)")
+	fs.Float64Var(&c.UnauthenticatedLookupsPerSecond, "unauthenticated-lookups-per-second", 50, "key lookups in the database per client address, for keys not seen within 5 s; negative switches the limit off (env STOCKD_UNAUTHENTICATED_LOOKUPS_PER_SECOND)")
+	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -95,6 +111,17 @@ func (c *Config) logger() (*slog.Logger, error) {
 	return nil, fmt.Errorf("log format %q: want text or json", c.LogFormat)
 }
 
+// cappedLogger is logger with repeated warnings and errors capped (see
+// internal/logcap); close flushes the last window's counts.
+func (c *Config) cappedLogger() (logger *slog.Logger, close func(), err error) {
+	base, err := c.logger()
+	if err != nil {
+		return nil, nil, err
+	}
+	h := logcap.New(base.Handler(), logcap.Config{})
+	return slog.New(h), h.Close, nil
+}
+
 func (c *Config) validate() error {
 	if c.Appliers < 0 || c.Appliers > 64 {
 		return fmt.Errorf("appliers %d: want 0 to 64", c.Appliers)
@@ -109,6 +136,12 @@ func (c *Config) validate() error {
 		if math.IsNaN(rate) || math.IsInf(rate, 0) {
 			return fmt.Errorf("rate limit %v: want a finite number", rate)
 		}
+	}
+	if c.RequestTimeout < 100*time.Millisecond || c.RequestTimeout > requestTimeoutMax {
+		return fmt.Errorf("request timeout %v: want 100ms to %v, below the HTTP write timeout of %v", c.RequestTimeout, requestTimeoutMax, httpWriteTimeout)
+	}
+	if math.IsNaN(c.UnauthenticatedLookupsPerSecond) || math.IsInf(c.UnauthenticatedLookupsPerSecond, 0) {
+		return fmt.Errorf("unauthenticated lookups per second %v: want a finite number", c.UnauthenticatedLookupsPerSecond)
 	}
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -19,18 +21,30 @@ import (
 func TestInterpretError(t *testing.T) {
 	pgError := func(code string) error { return fmt.Errorf("exec: %w", &pgconn.PgError{Code: code}) }
 	tests := []struct {
-		name      string
-		err       error
-		retry     bool
-		notFound  bool
-		unchanged bool
+		name        string
+		err         error
+		retry       bool
+		notFound    bool
+		rejected    bool
+		unavailable bool
+		unchanged   bool
 	}{
 		{name: "serialization failure", err: pgError("40001"), retry: true},
 		{name: "deadlock", err: pgError("40P01"), retry: true},
 		{name: "unique violation", err: pgError("23505"), retry: true},
-		{name: "check violation", err: pgError("23514")},
+		{name: "check violation", err: pgError("23514"), rejected: true},
+		{name: "nul byte in text", err: pgError("22021"), rejected: true},
+		{name: "untranslatable character", err: pgError("22P05"), rejected: true},
+		{name: "trigger refusal", err: pgError("P0001"), rejected: true},
 		{name: "no rows", err: pgx.ErrNoRows, notFound: true},
-		{name: "other server error", err: pgError("57P01"), unchanged: true},
+		{name: "admin shutdown", err: pgError("57P01"), unavailable: true},
+		{name: "connection failure", err: pgError("08006"), unavailable: true},
+		{name: "disk full", err: pgError("53100"), unavailable: true},
+		{name: "read-only standby", err: pgError("25006"), unavailable: true},
+		{name: "connection refused", err: &net.OpError{Op: "dial", Err: errors.New("connection refused")}, unavailable: true},
+		{name: "connection closed", err: fmt.Errorf("query: %w", io.ErrUnexpectedEOF), unavailable: true},
+		{name: "deadline", err: fmt.Errorf("query: %w", context.DeadlineExceeded), unchanged: true},
+		{name: "other server error", err: pgError("42601"), unchanged: true},
 		{name: "not from the server", err: errors.New("boom"), unchanged: true},
 	}
 	for _, tt := range tests {
@@ -44,6 +58,12 @@ func TestInterpretError(t *testing.T) {
 			}
 			if errors.Is(got, stockd.ErrNotFound) != tt.notFound {
 				t.Errorf("interpretError(%v) is ErrNotFound = %v, want %v", tt.err, !tt.notFound, tt.notFound)
+			}
+			if errors.Is(got, store.ErrRejected) != tt.rejected {
+				t.Errorf("interpretError(%v) is ErrRejected = %v, want %v", tt.err, !tt.rejected, tt.rejected)
+			}
+			if errors.Is(got, store.ErrUnavailable) != tt.unavailable {
+				t.Errorf("interpretError(%v) is ErrUnavailable = %v, want %v", tt.err, !tt.unavailable, tt.unavailable)
 			}
 			if tt.unchanged && got != tt.err {
 				t.Errorf("interpretError(%v) = %v, want it unchanged", tt.err, got)

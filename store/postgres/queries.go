@@ -282,3 +282,7 @@ VALUES ($1, $2, $3, $4, $5, $6)`
 // event committed late can appear below an id a reader has passed; the
 // trail is for audit reads, not a cursor-exact feed like the ledger.
 const queryAuditEventList = `SELECT ` + auditEventColumns + ` FROM audit_events WHERE id > $1 ORDER BY id LIMIT $2`
+
+const queryHealthWrite = `
+INSERT INTO health_probe (id, probed_at) VALUES (1, $1)
+ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`

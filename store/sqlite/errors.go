@@ -23,8 +23,11 @@ const primaryCodeMask = 0xff
 //   - a lock held elsewhere (SQLITE_BUSY, SQLITE_LOCKED) or a unique key
 //     someone else inserted first is store.ErrRetry: nothing was applied and
 //     the batch may run again;
-//   - everything else, CHECK and trigger violations included, is returned as
-//     is: those are bugs, and retrying would fail the same way.
+//   - CHECK, NOT NULL, foreign key and trigger violations, a value too big
+//     or of the wrong type are store.ErrRejected: bugs or data the database
+//     refuses, which retrying would refuse again;
+//   - a full disk, an I/O error, a file that cannot be opened or written
+//     are store.ErrUnavailable.
 func interpretError(err error) error {
 	if err == nil {
 		return nil
@@ -37,12 +40,19 @@ func interpretError(err error) error {
 		return err
 	}
 	code := sqliteErr.Code()
-	switch {
-	case code&primaryCodeMask == sqlite3.SQLITE_BUSY,
-		code&primaryCodeMask == sqlite3.SQLITE_LOCKED,
-		code == sqlite3.SQLITE_CONSTRAINT_UNIQUE,
-		code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+	switch code & primaryCodeMask {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return fmt.Errorf("%w: %w", store.ErrRetry, err)
+	case sqlite3.SQLITE_CONSTRAINT:
+		if code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY {
+			return fmt.Errorf("%w: %w", store.ErrRetry, err)
+		}
+		return fmt.Errorf("%w: %w", store.ErrRejected, err)
+	case sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_RANGE:
+		return fmt.Errorf("%w: %w", store.ErrRejected, err)
+	case sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY,
+		sqlite3.SQLITE_NOMEM, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_PROTOCOL:
+		return fmt.Errorf("%w: %w", store.ErrUnavailable, err)
 	}
 	return err
 }

@@ -216,3 +216,7 @@ WHERE id > ?
 ORDER BY id
 LIMIT ?`
 )
+
+const queryHealthWrite = `
+INSERT INTO health_probe (id, probed_at) VALUES (1, ?)
+ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`

@@ -2,12 +2,14 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/audit"
 	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/store"
 )
 
 var ctx = context.Background()
@@ -217,6 +219,9 @@ func testConstraintsAreLastLine(t *testing.T, h *Harness) {
 		}
 		if werr == nil {
 			t.Fatalf("writing %+v succeeded, want a constraint violation", bad)
+		}
+		if !errors.Is(werr, store.ErrRejected) {
+			t.Fatalf("writing %+v: %v, want store.ErrRejected, which the engine isolates", bad, werr)
 		}
 	}
 	if c := h.Counters("a", "default"); c != (stockd.Counters{OnHand: 1}) {

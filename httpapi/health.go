@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/stockd/stockd/store"
+)
+
+// Reasons GET /healthz gives for unavailable, worst first.
+const (
+	healthHalted         = "halted"               // the engine stopped on a broken invariant
+	healthReadsFailing   = "database_unavailable" // the database does not answer a read
+	healthWritesFailing  = "writes_failing"       // a write cannot be committed (a full disk, a standby)
+	healthBatchesFailing = "batches_failing"      // the engine's batches fail to reach the database
+)
+
+// healthWriteInterval bounds how often GET /healthz writes its probe row:
+// a load balancer (or a flood) asking many times a second costs one small
+// commit a second. The read runs every time; it costs nothing durable.
+const healthWriteInterval = time.Second
+
+// healthProbe answers GET /healthz from a read, a write and what the engine
+// knows of its batches.
+type healthProbe struct {
+	store       store.Store
+	writeHealth func(time.Time) string
+
+	mu        sync.Mutex
+	writtenAt time.Time
+	writeErr  error
+}
+
+func newHealthProbe(cfg Config) *healthProbe {
+	return &healthProbe{store: cfg.Store, writeHealth: cfg.WriteHealth}
+}
+
+func (p *healthProbe) check(ctx context.Context, now time.Time) Health {
+	engineReason := ""
+	if p.writeHealth != nil {
+		engineReason = p.writeHealth(now)
+	}
+	if engineReason == healthHalted {
+		return Health{Status: "unavailable", Reason: healthHalted,
+			Detail: "the engine stopped on a broken invariant of the books; see the log, then restart"}
+	}
+	ctx, cancel := context.WithTimeout(ctx, healthTimeout)
+	defer cancel()
+	if _, err := p.store.LocationList(ctx); err != nil {
+		return Health{Status: "unavailable", Reason: healthReadsFailing, Detail: "the database does not answer a read"}
+	}
+	if err := p.write(ctx, now); err != nil {
+		return Health{Status: "unavailable", Reason: healthWritesFailing,
+			Detail: "the database answers reads but cannot commit a write (disk full, read-only, or stalled)"}
+	}
+	if engineReason != "" {
+		return Health{Status: "unavailable", Reason: healthBatchesFailing,
+			Detail: "recent batches failed to reach the database (" + engineReason + ") and none has committed since"}
+	}
+	return Health{Status: "ok"}
+}
+
+// write commits the probe row, or returns the outcome of a write that
+// succeeded within healthWriteInterval. A failed write is tried again at
+// the next check, so that recovery shows at once. Writes run one at a time.
+func (p *healthProbe) write(ctx context.Context, now time.Time) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.writeErr == nil && !p.writtenAt.IsZero() && now.After(p.writtenAt) && now.Sub(p.writtenAt) < healthWriteInterval {
+		return nil
+	}
+	p.writeErr = p.store.HealthWrite(ctx, now)
+	p.writtenAt = now
+	return p.writeErr
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	h := s.health.check(r.Context(), s.now())
+	if h.Status != "ok" {
+		s.logger.Warn("health check failed", "reason", h.Reason)
+		writeJSON(w, http.StatusServiceUnavailable, h)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
+}
