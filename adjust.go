@@ -12,7 +12,7 @@ func (a *Adjust) touches(t *Touches) {
 // left waiting for an approver.
 func (s *BatchState) adjust(c *Command) Result {
 	a := c.Adjust
-	delta, err := s.adjustDelta(a)
+	delta, err := s.adjustDelta(a, true)
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -26,8 +26,10 @@ func (s *BatchState) adjust(c *Command) Result {
 }
 
 // adjustDelta checks a against the locked position and returns the change
-// of on_hand it makes.
-func (s *BatchState) adjustDelta(a *Adjust) (int64, *Error) {
+// of on_hand it makes. checkPool checks the pool stock may come into; an
+// approval's was checked when it was requested, and its batch has not
+// locked the pool's document (campaignStockIn says why that still holds).
+func (s *BatchState) adjustDelta(a *Adjust, checkPool bool) (int64, *Error) {
 	if err := s.checkPosition(a.Position); err != nil {
 		return 0, err
 	}
@@ -43,8 +45,10 @@ func (s *BatchState) adjustDelta(a *Adjust) (int64, *Error) {
 		if err := s.stockIn(a.Position.SKU); err != nil {
 			return 0, err
 		}
-		if err := s.campaignStockIn(a.Position); err != nil {
-			return 0, err
+		if checkPool {
+			if err := s.campaignStockIn(a.Position); err != nil {
+				return 0, err
+			}
 		}
 	}
 	after := cur.Add(Counters{OnHand: delta})

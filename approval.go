@@ -158,7 +158,7 @@ func (d *ApprovalDecision) decide(s *BatchState, c *Command) Result {
 		return Result{Err: Errorf(CodeInvalidTransition, "approval %q is %s: only a pending one can be approved", ap.ID, ap.Status)}
 	}
 	a := ap.Adjustment.adjust()
-	delta, err := s.adjustDelta(a)
+	delta, err := s.adjustDelta(a, false)
 	if err != nil {
 		// The stock moved since the request: it stays pending, for a later
 		// approval once the stock allows it, or a rejection.

@@ -17,6 +17,7 @@ const (
 	CodeUnprocessable         = "unprocessable"           // well-formed JSON that means nothing
 	CodeUnknownSKU            = "unknown_sku"             // SKU never created
 	CodeUnknownLocation       = "unknown_location"        // location never created
+	CodeUnknownPool           = "unknown_pool"            // stock sent to a pool never created
 	CodeNotFound              = "not_found"               // reservation or other resource
 	CodeAlreadyExists         = "already_exists"          // SKU or location id taken with other data
 	CodeInsufficientStock     = "insufficient_stock"      // not enough available

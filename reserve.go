@@ -64,8 +64,7 @@ func (s *BatchState) reserve(c *Command) Result {
 	s.limitRecord(req.CustomerID, res.ID, charges)
 	s.writes.ReservationsNew = append(s.writes.ReservationsNew, res)
 	s.Reservations[res.ID] = &res
-	out := res
-	return Result{Reservation: &out, Created: true}
+	return Result{Reservation: res.snapshot(), Created: true}
 }
 
 // expand checks each request line against the catalogue, the locations,
@@ -160,8 +159,7 @@ func (s *BatchState) transition(c *Command) Result {
 	}
 	if c.Kind == KindExpire && res.Status == StatusPending {
 		// Not yet due (clocks of replicas differ): leave it pending.
-		out := *res
-		return Result{Reservation: &out}
+		return Result{Reservation: res.snapshot()}
 	}
 	target, move := Next(res.Status, c.Kind)
 	switch move {
@@ -173,8 +171,7 @@ func (s *BatchState) transition(c *Command) Result {
 	case MoveIllegal:
 		return Result{Err: &Error{Code: CodeInvalidTransition, Message: fmt.Sprintf("cannot %s a %s reservation", c.Kind, res.Status), Status: res.Status}}
 	}
-	out := *res
-	return Result{Reservation: &out}
+	return Result{Reservation: res.snapshot()}
 }
 
 func businessOf(k CommandKind) string {

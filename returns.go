@@ -176,6 +176,10 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 			}
 			s.change(rl.Key(), delta, entry)
 			rl.Returned += q
+			if r.Restock {
+				// Restocked into a closed campaign's pool: on to normal.
+				s.campaignReturn(rl.Key(), q, receipt.ID, res.ID, c.Actor)
+			}
 		}
 		back := *rl
 		back.Quantity, back.Refunded, back.Returned = q, 0, 0
@@ -195,8 +199,7 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 	}
 	res.UpdatedAt = s.Now
 	s.updated[res.ID] = true
-	receipt.Reservation = *res
-	receipt.Reservation.Lines = append([]ReservationLine(nil), res.Lines...)
+	receipt.Reservation = *res.snapshot()
 	return Result{Object: objectOf(receipt), Created: true}
 }
 

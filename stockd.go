@@ -4,7 +4,10 @@
 // transport and workers build on it.
 package stockd
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // PositionKey names one position: a SKU at a location in a pool.
 type PositionKey struct {
@@ -182,6 +185,15 @@ type Reservation struct {
 	CreatedAt     time.Time `json:"created_at"`
 	UpdatedAt     time.Time `json:"updated_at"`
 	ReleaseReason string    `json:"release_reason,omitempty"`
+}
+
+// snapshot copies r, lines included, for an answer: a later command of the
+// same batch changes r's lines in place, and must not change what an
+// earlier one answered.
+func (r *Reservation) snapshot() *Reservation {
+	out := *r
+	out.Lines = slices.Clone(r.Lines)
+	return &out
 }
 
 // Business types of ledger entries.

@@ -134,6 +134,16 @@ type Config struct {
 	// autovacuum does on a server that has it on: without statistics the
 	// planner may choose sequential scans for primary-key lookups).
 	SkipAnalyze bool
+	// RequestTimeout gives each engine-target call a deadline, as serve
+	// gives each HTTP request (--request-timeout); a call past it counts
+	// as an error and is retried with its key. Zero means no deadline.
+	RequestTimeout time.Duration
+	// DatabaseLatency, on PostgreSQL, puts a proxy in front of the database
+	// that delays every answer by this much: each round trip takes that
+	// much longer, as with a database in another zone or a congested link.
+	// It applies while a row warms up and is measured, not while it is
+	// seeded, checked and verified. Zero means none.
+	DatabaseLatency time.Duration
 	// Progress receives a progress bar (stderr); nil shows none.
 	Progress io.Writer
 }
@@ -189,6 +199,9 @@ func (c Config) validate() error {
 		}
 	default:
 		bad("target %q: want engine or http", c.Target)
+	}
+	if c.RequestTimeout < 0 || c.DatabaseLatency < 0 || c.DatabaseLatency > 10*time.Second {
+		bad("request timeout %v and database latency %v: want 0 or more, latency at most 10s", c.RequestTimeout, c.DatabaseLatency)
 	}
 	for _, s := range c.Scenarios {
 		if !slices.Contains(ScenariosAll, s) {

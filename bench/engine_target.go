@@ -37,9 +37,12 @@ type engineTarget struct {
 	registry *prometheus.Registry
 	steps    *stepTimes
 	names    []string // current dataset's SKU names, by index
+	// requestTimeout is each call's deadline, as serve gives each request;
+	// zero means none.
+	requestTimeout time.Duration
 }
 
-func newEngineTarget(s store.Store, cfg engine.Config) *engineTarget {
+func newEngineTarget(s store.Store, cfg engine.Config, requestTimeout time.Duration) *engineTarget {
 	steps := &stepTimes{}
 	cfg.Store = tracedStore{Store: s, times: steps}
 	registry := prometheus.NewRegistry()
@@ -50,6 +53,8 @@ func newEngineTarget(s store.Store, cfg engine.Config) *engineTarget {
 		engine:   e,
 		registry: registry,
 		steps:    steps,
+
+		requestTimeout: requestTimeout,
 		// Never started: Settle runs passes itself, so a row's expiries
 		// happen when the bench asks, not in the middle of another row.
 		expiry: expiry.New(expiry.Config{Store: s, Engine: e}),
@@ -120,6 +125,8 @@ func (t *engineTarget) Reserve(ctx context.Context, req *Request) (Outcome, erro
 	for i, l := range req.Lines {
 		lines[i] = stockd.LineRequest{SKU: t.names[l.SKU], Quantity: l.Quantity}
 	}
+	ctx, cancel := t.deadline(ctx)
+	defer cancel()
 	res, err := t.engine.Submit(ctx, stockd.Command{
 		Kind: stockd.KindReserve, IdempotencyKey: req.Key, RequestHash: requestHash(t.names, req), Actor: actor,
 		Reserve: &stockd.Reserve{Lines: lines, TTL: req.TTL},
@@ -135,7 +142,17 @@ func (t *engineTarget) Release(ctx context.Context, id, key string) (Outcome, er
 	return t.transition(ctx, stockd.KindRelease, id, key)
 }
 
+// deadline gives a call the target's request timeout, if any.
+func (t *engineTarget) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if t.requestTimeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, t.requestTimeout)
+}
+
 func (t *engineTarget) transition(ctx context.Context, kind stockd.CommandKind, id, key string) (Outcome, error) {
+	ctx, cancel := t.deadline(ctx)
+	defer cancel()
 	res, err := t.engine.Submit(ctx, stockd.Command{
 		Kind: kind, IdempotencyKey: key, RequestHash: string(kind) + " " + id, Actor: actor,
 		Transition: &stockd.Transition{ReservationID: id},

@@ -9,9 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/stockd/stockd/audit"
 	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/internal/faultproxy"
 	"github.com/stockd/stockd/store"
 	"github.com/stockd/stockd/store/postgres"
 	"github.com/stockd/stockd/store/sqlite"
@@ -26,7 +28,19 @@ type env struct {
 	appliers        int
 	// analyze, when set, refreshes the planner's statistics after seeding.
 	analyze func(ctx context.Context) error
+	// slow, when set, switches the database latency of the proxy in front
+	// of PostgreSQL on (for warm-up and measurement) or off (for seeding,
+	// checking and verifying, which would otherwise take as many delayed
+	// round trips as they read pages).
+	slow    func(on bool)
 	closers []func() error
+}
+
+// slowDown switches the database latency on or off, if there is one.
+func (e *env) slowDown(on bool) {
+	if e.slow != nil {
+		e.slow(on)
+	}
 }
 
 // analyzeTables are stockd's tables and the baselines', by unqualified
@@ -59,6 +73,11 @@ func openEnv(ctx context.Context, cfg Config) (_ *env, err error) {
 	if databaseURL != "" {
 		e.database = describeDatabase(ctx, databaseURL)
 	}
+	if cfg.DatabaseLatency > 0 {
+		if databaseURL, err = e.slowDatabase(databaseURL, cfg.DatabaseLatency); err != nil {
+			return nil, err
+		}
+	}
 	var s store.Store
 	if databaseURL != "" {
 		if s, err = openStore(ctx, databaseURL); err != nil {
@@ -77,7 +96,7 @@ func openEnv(ctx context.Context, cfg Config) (_ *env, err error) {
 				e.appliers = 2 // overlap one batch's commit flush with the next batch's work, as serve does
 			}
 		}
-		t := newEngineTarget(s, engine.Config{Store: s, Appliers: e.appliers, BatchSizeMax: cfg.BatchSizeMax})
+		t := newEngineTarget(s, engine.Config{Store: s, Appliers: e.appliers, BatchSizeMax: cfg.BatchSizeMax}, cfg.RequestTimeout)
 		e.closers = append(e.closers, t.Close)
 		e.implementations = append(e.implementations, implementation{name: t.Name(), target: t})
 		e.verifier = storeVerifier{s}
@@ -160,6 +179,32 @@ func (e *env) openBaselines(ctx context.Context, cfg Config, databaseURL string)
 
 // openStore opens stockd's books at a database URL (the same URLs as
 // serve); it does not migrate.
+// slowDatabase starts a proxy that delays every answer of the PostgreSQL
+// at databaseURL by latency, and returns the URL through it.
+func (e *env) slowDatabase(databaseURL string, latency time.Duration) (string, error) {
+	if !isPostgres(databaseURL) {
+		return "", errors.New("database latency needs a postgres:// database url")
+	}
+	u, err := url.Parse(databaseURL)
+	if err != nil {
+		return "", fmt.Errorf("database url: %w", err)
+	}
+	proxy, err := faultproxy.Start(u.Host)
+	if err != nil {
+		return "", fmt.Errorf("latency proxy: %w", err)
+	}
+	e.slow = func(on bool) {
+		if on {
+			proxy.SetLatency(latency)
+		} else {
+			proxy.SetLatency(0)
+		}
+	}
+	e.closers = append(e.closers, proxy.Close)
+	u.Host = proxy.Addr()
+	return u.String(), nil
+}
+
 func openStore(ctx context.Context, databaseURL string) (store.Store, error) {
 	switch {
 	case isPostgres(databaseURL):

@@ -88,6 +88,8 @@ func runRow(ctx context.Context, cfg Config, env *env, impl implementation, w wo
 	}
 	var answered atomic.Int64
 	dr := &drive{target: impl.target, w: w, d: d, workers: conc, answered: &answered}
+	env.slowDown(true)
+	defer env.slowDown(false) // on every way out; measured rows switch it off sooner
 	var warm driveResult
 	if cfg.Warmup > 0 && w.contenders == 0 {
 		// Connections, prepared statements and caches warm up, and the
@@ -110,6 +112,7 @@ func runRow(ctx context.Context, cfg Config, env *env, impl implementation, w wo
 		before, _ = stats.batchStats() // without stats the row only lacks its batch columns
 	}
 	res := dr.run(ctx)
+	env.slowDown(false)
 	if warm.tally.deadline.After(res.tally.deadline) {
 		res.tally.deadline = warm.tally.deadline
 	}

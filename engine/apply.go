@@ -13,11 +13,12 @@ import (
 	"github.com/stockd/stockd/store"
 )
 
-// applyContained applies one batch of requests and answers each. It is the
-// last line that keeps a bug from taking the process down: a panic that
-// escapes everything below answers every caller still waiting with an
-// incident, and the applier goes on with the next batch.
-func (e *Engine) applyContained(batch []*request) {
+// contained runs fn on a batch of requests (applying them, or answering
+// them from sold-out knowledge). It is the last line that keeps a bug from
+// taking the process down: a panic that escapes fn answers every caller
+// still waiting with an incident, and the goroutine goes on with the next
+// batch.
+func (e *Engine) contained(batch []*request, fn func([]*request)) {
 	defer func() {
 		p := recover()
 		if p == nil {
@@ -32,7 +33,7 @@ func (e *Engine) applyContained(batch []*request) {
 			}
 		}
 	}()
-	e.applyRequests(batch)
+	fn(batch)
 }
 
 // applyRequests drops requests whose caller already gave up, applies the
@@ -311,7 +312,9 @@ type decisionPanic struct {
 	stack []byte
 }
 
-func (p *decisionPanic) Error() string { return fmt.Sprintf("deciding command %d panicked: %v", p.index, p.value) }
+func (p *decisionPanic) Error() string {
+	return fmt.Sprintf("deciding command %d panicked: %v", p.index, p.value)
+}
 
 // writePanic is a panic while handing a batch to storage.
 type writePanic struct {

@@ -236,7 +236,6 @@ func (e *Engine) run() {
 		for _, r := range batch {
 			e.perSKU.release(r.cmd)
 		}
-		e.applyContained(batch)
+		e.contained(batch, e.applyRequests)
 	}
 }
-

@@ -19,9 +19,18 @@ import (
 type gatedStore struct {
 	store.Store
 	gate chan struct{}
+	// arrived, when set, hears of batches reaching the gate, as many as
+	// it has room for.
+	arrived chan struct{}
 }
 
 func (g *gatedStore) Begin(ctx context.Context) (store.Tx, error) {
+	if g.arrived != nil {
+		select {
+		case g.arrived <- struct{}{}:
+		default:
+		}
+	}
 	<-g.gate
 	return g.Store.Begin(ctx)
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"time"
@@ -10,11 +9,11 @@ import (
 	"github.com/stockd/stockd/store"
 )
 
-// writeFailureMemory is how long a failed batch keeps health degraded
-// when no batch has committed since: long enough for a probe to see it,
-// short enough that a server with no traffic left recovers by itself
-// once its health probe's own write succeeds.
-const writeFailureMemory = 30 * time.Second
+// writeFailureMemory is how long a batch the database refused to take
+// keeps health degraded when no batch has committed since: long enough for
+// a probe to see it, short enough that a server with no traffic left
+// recovers by itself (its health probe then writes a row of its own).
+const writeFailureMemory = 10 * time.Second
 
 // writeHealth remembers whether the last batches reached the database.
 type writeHealth struct {
@@ -24,24 +23,23 @@ type writeHealth struct {
 	reason      string
 }
 
-// observe records a batch attempt's outcome. Only failures of the
-// database count: a command refused for its data says nothing of the
-// write path.
+// observe records a batch attempt's outcome. Only the database refusing
+// work counts (a full disk, a lost connection, a read-only standby): a
+// command refused for its data says nothing of the write path, and a batch
+// that ran out of time may only have queued behind others, which the
+// health probe's own write tells apart from a stalled database.
 func (h *writeHealth) observe(now time.Time, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
 	case err == nil:
 		h.failedAt, h.failingFrom, h.reason = time.Time{}, time.Time{}, ""
-	case errors.Is(err, store.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, store.ErrUnavailable):
 		if h.failingFrom.IsZero() {
 			h.failingFrom = now
 		}
 		h.failedAt = now
 		h.reason = stockd.CodeDatabaseUnavailable
-		if errors.Is(err, context.DeadlineExceeded) {
-			h.reason = stockd.CodeTimeout
-		}
 	}
 }
 
@@ -50,7 +48,7 @@ type WriteHealth struct {
 	// OK is false when the engine halted, or when batches failed to reach
 	// the database and none has committed since.
 	OK bool
-	// Reason is a code: halted, database_unavailable or timeout.
+	// Reason is a code: halted or database_unavailable.
 	Reason string
 	// Since is when the failures began.
 	Since time.Time

@@ -70,8 +70,8 @@ type modelUsage struct {
 var (
 	propertySKUs      = []string{"a", "b", "c"}
 	propertyLocations = []string{"default", "w1"} // priority 0, then 1
-	// propertyPools: normal, and a channel pool without a document (no
-	// fallback), stocked by receipts straight into it.
+	// propertyPools: normal, and a channel pool (no fallback), stocked by
+	// receipts straight into it.
 	propertyPools = []string{stockd.PoolDefault, "ch"}
 	// propertyBundle is a kit of propertyKit; it holds no stock itself.
 	propertyBundle = "kit"
@@ -735,6 +735,8 @@ func TestReservationStateMachineProperty(t *testing.T) {
 				p.submit(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: sku}})
 			}
 			p.submit(stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: "w1", Priority: 1}})
+			wantCode(rt, "channel", p.submit(stockd.Command{Kind: stockd.KindPoolCreate, Op: &stockd.PoolCreate{Pool: stockd.Pool{
+				ID: propertyPools[1], Kind: stockd.PoolChannel}}}), "")
 			p.submit(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: propertyBundle, Bundle: true}})
 			wantCode(rt, "bundle", p.submit(stockd.Command{Kind: stockd.KindBundleCreate, Op: &stockd.BundleCreate{
 				Bundle: propertyBundle, Components: append([]stockd.BundleComponent(nil), propertyKit...)}}), "")

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"sync"
 
 	"github.com/stockd/stockd"
@@ -19,7 +18,7 @@ func (e *Engine) runRejects() {
 		if batch, ok = e.next(e.rejects, batch); !ok {
 			return
 		}
-		e.reject(batch)
+		e.contained(batch, e.reject)
 	}
 }
 
@@ -30,7 +29,7 @@ func (e *Engine) reject(batch []*request) {
 			keys = append(keys, r.cmd.IdempotencyKey)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), e.cfg.BatchTimeout)
+	ctx, cancel := e.batchContext(batch)
 	defer cancel()
 	records, err := e.cfg.Store.IdempotencyGet(ctx, keys)
 	stored := make(map[string]bool, len(records))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,6 +131,8 @@ func badRequests() []badRequest {
 		// Unknown things.
 		{name: "receipt unknown sku", body: `{"sku":"NOPE","quantity":1}`, wantCode: "unknown_sku"},
 		{name: "receipt unknown location", body: `{"sku":"A","location":"nowhere","quantity":1}`, wantCode: "unknown_location"},
+		{name: "receipt unknown pool", body: `{"sku":"A","pool":"never-created","quantity":1}`, wantCode: "unknown_pool"},
+		{name: "adjust unknown pool", path: "/v1/adjustments", body: `{"sku":"A","pool":"never-created","reason":"found","delta":1}`, wantCode: "unknown_pool"},
 		{name: "reserve unknown sku", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":1},{"sku":"NOPE","quantity":1}`), wantCode: "unknown_sku"},
 		{name: "reserve unknown location", path: "/v1/reservations", body: reserve(`{"sku":"A","location":"nowhere","quantity":1}`), wantCode: "unknown_location"},
 		{name: "adjust unknown sku", path: "/v1/adjustments", body: `{"sku":"NOPE","reason":"found","delta":1}`, wantCode: "unknown_sku"},
@@ -168,6 +171,38 @@ func beyondSchemaBadRequests() []badRequest {
 		{name: "move to the same state", path: "/v1/moves", body: `{"sku":"A","from":"available","to":"available","quantity":1}`, wantCode: "invalid_input", wantField: "to"},
 		{name: "transfer to itself", path: "/v1/transfers", body: `{"sku":"A","from_location":"default","to_location":"default","quantity":1}`, wantCode: "invalid_input", wantField: "to_location"},
 		{name: "purchase order merged quantity above 10^12", path: "/v1/purchase-orders", body: po(`"lines":[{"sku":"A","quantity":600000000000},{"sku":"A","quantity":600000000000}]`), wantCode: "invalid_input", wantField: "quantity"},
+	}
+}
+
+// edgeBadRequests are the inputs the outside fault drill found passing
+// validation: times whose UTC year falls outside 1-9999 (they panicked in
+// the engine's goroutine when the document was encoded, killing the
+// process) and text with a NUL byte, another control character or invalid
+// UTF-8 (PostgreSQL refused the NUL and failed the whole batch; SQLite
+// stored it). Both databases must refuse them alike, as 400.
+func edgeBadRequests() []badRequest {
+	po := func(expectedAt string) string {
+		return `{"supplier":"Acme","expected_at":"` + expectedAt + `","lines":[{"sku":"A","quantity":1}]}`
+	}
+	campaign := func(starts, ends string) string {
+		return `{"pool":"late","kind":"campaign","starts_at":"` + starts + `","ends_at":"` + ends + `"}`
+	}
+	return []badRequest{
+		{name: "purchase order expected in UTC year 10000", path: "/v1/purchase-orders", body: po("9999-12-31T23:59:59-10:00"), wantCode: "invalid_input", wantField: "expected_at"},
+		{name: "purchase order expected in UTC year -1", path: "/v1/purchase-orders", body: po("0000-01-01T00:00:00+05:00"), wantCode: "invalid_input", wantField: "expected_at"},
+		{name: "campaign starting in UTC year -1", path: "/v1/pools", body: campaign("0000-01-01T00:00:00+05:00", "2026-12-31T00:00:00Z"), wantCode: "invalid_input", wantField: "starts_at"},
+		{name: "campaign ending in UTC year 10000", path: "/v1/pools", body: campaign("2026-01-01T00:00:00Z", "9999-12-31T23:59:59-10:00"), wantCode: "invalid_input", wantField: "ends_at"},
+		{name: "reference with a NUL byte", body: `{"sku":"A","quantity":1,"reference":"PO-\u00007"}`, wantCode: "invalid_input", wantField: "reference"},
+		{name: "reference with a newline", body: `{"sku":"A","quantity":1,"reference":"PO-7\nforged log line"}`, wantCode: "invalid_input", wantField: "reference"},
+		{name: "reference with DEL", body: `{"sku":"A","quantity":1,"reference":"PO-7\u007f"}`, wantCode: "invalid_input", wantField: "reference"},
+		{name: "reference with a C1 control", body: `{"sku":"A","quantity":1,"reference":"PO-7\u009b"}`, wantCode: "invalid_input", wantField: "reference"},
+		{name: "reference not UTF-8", body: "{\"sku\":\"A\",\"quantity\":1,\"reference\":\"PO-\xff7\"}", wantCode: "invalid_json"},
+		{name: "reference with half a surrogate pair", body: `{"sku":"A","quantity":1,"reference":"PO-\ud8007"}`, wantCode: "invalid_json"},
+		{name: "reference with a low surrogate alone", body: `{"sku":"A","quantity":1,"reference":"\udc00"}`, wantCode: "invalid_json"},
+		{name: "sku name with a NUL byte", path: "/v1/skus", body: `{"sku":"NUL","name":"Tee\u0000"}`, wantCode: "invalid_input", wantField: "name"},
+		{name: "location name with an escape sequence", path: "/v1/locations", body: `{"location":"L9","name":"\u001b[31mred"}`, wantCode: "invalid_input", wantField: "name"},
+		{name: "supplier with a NUL byte", path: "/v1/purchase-orders", body: `{"supplier":"Ac\u0000me","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_input", wantField: "supplier"},
+		{name: "reservation sku with a NUL byte", path: "/v1/reservations", body: `{"lines":[{"sku":"A\u0000","quantity":1}]}`, wantCode: "invalid_input", wantField: "sku"},
 	}
 }
 
@@ -255,7 +290,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 		h.must("POST", "/v1/reservations", "setup-pending", `{"lines":[{"sku":"A","quantity":1}]}`, http.StatusCreated, &pending)
 		h.must("POST", "/v1/reservations", "setup-released", `{"lines":[{"sku":"A","quantity":1}]}`, http.StatusCreated, &released)
 		h.must("POST", "/v1/reservations/"+released.ID+"/release", "setup-release", "", http.StatusOK, nil)
-		for i, c := range append(badRequests(), beyondSchemaBadRequests()...) {
+		for i, c := range slices.Concat(badRequests(), beyondSchemaBadRequests(), edgeBadRequests()) {
 			t.Run(c.name, func(t *testing.T) {
 				h.t = t
 				before := h.books("A")

@@ -128,6 +128,7 @@ func exerciseFlow(h *harness) {
 	h.refuse("POST", "/v1/transfers", "flow-transfer-short", `{"sku":"F","from_location":"default","to_location":"flow-L1","quantity":100}`, http.StatusConflict, stockd.CodeInsufficientStock)
 	h.refuse("POST", "/v1/transfers", "flow-transfer-closed", `{"sku":"F","from_location":"default","to_location":"flow-closed","quantity":1}`, http.StatusConflict, stockd.CodeLocationInactive)
 	h.refuse("POST", "/v1/transfers", "flow-transfer-unknown-sku", `{"sku":"NOPE","from_location":"default","to_location":"flow-L1","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownSKU)
+	h.refuse("POST", "/v1/transfers", "flow-transfer-unknown-pool", `{"sku":"F","from_location":"default","to_location":"flow-L1","pool":"never-created","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownPool)
 	h.refuse("POST", "/v1/transfers", "flow-transfer-unknown-location", `{"sku":"F","from_location":"default","to_location":"nowhere","quantity":1}`, http.StatusNotFound, stockd.CodeUnknownLocation)
 	h.refuse("POST", "/v1/transfers", "flow-transfer-same", `{"sku":"F","from_location":"flow-L1","to_location":"flow-L1","quantity":1}`, http.StatusBadRequest, stockd.CodeInvalidInput)
 	receipts := "/v1/transfers/" + tr.ID + "/receipts"

@@ -60,6 +60,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeIdempotencyKeyReused:  {http.StatusUnprocessableEntity, "Idempotency key reused"},
 	stockd.CodeUnknownSKU:            {http.StatusNotFound, "Unknown SKU"},
 	stockd.CodeUnknownLocation:       {http.StatusNotFound, "Unknown location"},
+	stockd.CodeUnknownPool:           {http.StatusNotFound, "Unknown pool"},
 	stockd.CodeNotFound:              {http.StatusNotFound, "Not found"},
 	CodeMethodNotAllowed:             {http.StatusMethodNotAllowed, "Method not allowed"},
 	stockd.CodeAlreadyExists:         {http.StatusConflict, "Already exists"},

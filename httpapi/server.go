@@ -76,7 +76,7 @@ type Config struct {
 	RequestTimeout time.Duration
 	// WriteHealth reports what the engine knows of the write path: "" when
 	// batches reach the database, else a reason code (halted,
-	// database_unavailable, timeout). May be nil.
+	// database_unavailable). May be nil.
 	WriteHealth func(now time.Time) string
 	// Now is the clock of keys, audit events and rate limits. Defaults to
 	// time.Now.

@@ -58,7 +58,7 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 	want := map[string]int{
 		stockd.CodeInvalidInput: 400, stockd.CodeInvalidJSON: 400, stockd.CodeIdempotencyKeyMissing: 400, stockd.CodeIdempotencyKeyInvalid: 400,
 		stockd.CodeUnprocessable: 422, stockd.CodeIdempotencyKeyReused: 422,
-		stockd.CodeUnknownSKU: 404, stockd.CodeUnknownLocation: 404, stockd.CodeNotFound: 404,
+		stockd.CodeUnknownSKU: 404, stockd.CodeUnknownLocation: 404, stockd.CodeUnknownPool: 404, stockd.CodeNotFound: 404,
 		CodeMethodNotAllowed:     405,
 		stockd.CodeAlreadyExists: 409, stockd.CodeInsufficientStock: 409, stockd.CodeStaleQuantity: 409,
 		stockd.CodeInvalidTransition: 409, stockd.CodeReservationExpired: 409,

@@ -164,7 +164,8 @@ type Tx interface {
 	// sorted; unknown ids are left out.
 	ReservationsLock(ctx context.Context, ids []string) ([]stockd.Reservation, error)
 	// PositionsEnsure creates, at zero, the positions that do not exist yet
-	// and whose SKU and location do; keys are sorted.
+	// and whose SKU, location and pool do (normal, or a pool document);
+	// keys are sorted.
 	PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error
 	// DocumentsLock reads and locks the documents with these keys, sorted;
 	// missing ones are left out. A batch that creates a document another

@@ -93,6 +93,8 @@ database; baselines keep to their own tables (bench_inventory, bench_ledger) and
 	fs.IntVar(&cfg.SKUCount, "sku-count", bench.SKUCountDefault, "SKUs of spread, zipf, orders and lifecycle")
 	fs.BoolVar(&cfg.SkipAnalyze, "no-analyze", false, "PostgreSQL: skip the ANALYZE of stockd's and the baselines' tables after each row's warm-up (what autovacuum would do)")
 	fs.BoolVar(&cfg.SkipVerify, "no-verify", false, "skip the full audit after each stockd row (it reads the whole ledger)")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "engine target: each call's deadline, as serve's --request-timeout gives each request; 0 for none")
+	fs.DurationVar(&cfg.DatabaseLatency, "database-latency", 0, "PostgreSQL: delay every answer of the database by this much, through a proxy (a distant or congested database)")
 	fs.StringVar(&jsonPath, "json", "", "also write the report as JSON to this file")
 	fs.StringVar(&cpuProfilePath, "cpuprofile", "", "write a CPU profile of the whole run to this file")
 	fs.BoolVar(&noProgress, "no-progress", false, "no progress bar on stderr")

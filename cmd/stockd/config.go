@@ -118,8 +118,14 @@ func (c *Config) cappedLogger() (logger *slog.Logger, close func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	logger, close = capped(base)
+	return logger, close, nil
+}
+
+// capped wraps base in a logcap.Handler.
+func capped(base *slog.Logger) (*slog.Logger, func()) {
 	h := logcap.New(base.Handler(), logcap.Config{})
-	return slog.New(h), h.Close, nil
+	return slog.New(h), h.Close
 }
 
 func (c *Config) validate() error {

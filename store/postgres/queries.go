@@ -70,14 +70,16 @@ WHERE l.id = u.id`
 const positionColumns = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, p.in_transit, p.incoming, l.priority`
 
 // queryPositionsEnsure creates missing positions at zero, in key order, only
-// where the SKU and the location exist: an unknown one is the engine's
-// business answer to give, not a foreign key error.
+// where the SKU, the location and the pool exist: an unknown one is the
+// engine's business answer to give, not a foreign key error or an empty
+// position left behind by a refused command.
 const queryPositionsEnsure = `
 INSERT INTO positions (sku, location, pool)
 SELECT k.sku, k.location, k.pool
 FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS k (sku, location, pool, ord)
 WHERE EXISTS (SELECT 1 FROM skus s WHERE s.id = k.sku)
   AND EXISTS (SELECT 1 FROM locations l WHERE l.id = k.location)
+  AND (k.pool = 'normal' OR EXISTS (SELECT 1 FROM documents d WHERE d.kind = 'pool' AND d.id = k.pool))
 ORDER BY k.ord
 ON CONFLICT DO NOTHING`
 

@@ -34,6 +34,15 @@ func NewTestStore(t testing.TB) *Store {
 	return s
 }
 
+// NewTestDatabaseURL returns the URL of a fresh, empty schema of the
+// database named by STOCKD_TEST_POSTGRES_URL, dropped when t ends, for
+// tests that open the database themselves (the serve wiring, drills). It
+// skips t when the variable is unset.
+func NewTestDatabaseURL(t testing.TB) string {
+	t.Helper()
+	return newTestSchema(t)
+}
+
 // newTestSchema creates an empty schema with a random name, dropped when t
 // ends, and returns a database URL whose search_path selects it.
 func newTestSchema(t testing.TB) string {

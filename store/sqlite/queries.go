@@ -127,14 +127,17 @@ WHERE key IN (SELECT value FROM json_each(?))`
 // Writes, inside the batch transaction.
 const (
 	// queryPositionsEnsure creates the missing positions among a JSON array
-	// of position keys. The EXISTS guards skip keys whose SKU or location is
-	// unknown: OR IGNORE does not cover foreign key violations.
+	// of position keys. The EXISTS guards skip keys whose SKU, location or
+	// pool is unknown: OR IGNORE does not cover foreign key violations, and
+	// a refused command must leave no empty position behind.
 	queryPositionsEnsure = `
 INSERT OR IGNORE INTO positions (sku, location, pool)
 SELECT k.value ->> 'sku', k.value ->> 'location', k.value ->> 'pool'
 FROM json_each(?) AS k
 WHERE EXISTS (SELECT 1 FROM skus WHERE id = k.value ->> 'sku')
-  AND EXISTS (SELECT 1 FROM locations WHERE id = k.value ->> 'location')`
+  AND EXISTS (SELECT 1 FROM locations WHERE id = k.value ->> 'location')
+  AND (k.value ->> 'pool' = 'normal'
+    OR EXISTS (SELECT 1 FROM documents WHERE kind = 'pool' AND id = k.value ->> 'pool'))`
 
 	querySKUInsert = `INSERT INTO skus (id, name, unit, deduction, approval_threshold, bundle, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
 

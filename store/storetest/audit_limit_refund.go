@@ -72,6 +72,7 @@ func testLimitPartialRefund(t *testing.T, h *Harness) {
 
 	// A campaign limit counts the lines in its pool, whatever their SKU.
 	h.SKU("x")
+	h.MustDo(poolCommand("drop", nil, nil))
 	for _, sku := range []string{"x", "lim"} {
 		h.receiveInto(stockd.PositionKey{SKU: sku, Location: "default", Pool: "drop"}, 10)
 	}

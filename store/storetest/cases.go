@@ -251,6 +251,7 @@ func testLedgerUnique(t *testing.T, h *Harness) {
 
 func testEnsureSkipsUnknown(t *testing.T, h *Harness) {
 	h.SKU("a")
+	h.MustDo(poolCommand("web", nil, nil))
 	tx, err := h.Store.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -258,6 +259,8 @@ func testEnsureSkipsUnknown(t *testing.T, h *Harness) {
 	defer tx.Rollback(ctx)
 	keys := []stockd.PositionKey{
 		{SKU: "a", Location: "default", Pool: "normal"},
+		{SKU: "a", Location: "default", Pool: "web"},
+		{SKU: "a", Location: "default", Pool: "never-created"},
 		{SKU: "a", Location: "nowhere", Pool: "normal"},
 		{SKU: "zz", Location: "default", Pool: "normal"},
 	}
@@ -268,8 +271,9 @@ func testEnsureSkipsUnknown(t *testing.T, h *Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != 1 || ps[0].PositionKey != keys[0] || ps[0].Counters != (stockd.Counters{}) {
-		t.Fatalf("positions = %+v, want only a/default/normal at zero", ps)
+	if len(ps) != 2 || ps[0].PositionKey != keys[0] || ps[1].PositionKey != keys[1] ||
+		ps[0].Counters != (stockd.Counters{}) || ps[1].Counters != (stockd.Counters{}) {
+		t.Fatalf("positions = %+v, want only a/default/normal and a/default/web at zero", ps)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -334,5 +338,20 @@ func testVerifyReports(t *testing.T, h *Harness) {
 	}
 	if c := h.Counters("a", "default"); c.Reserved != 3 {
 		t.Fatalf("verify changed the books: %+v", c)
+	}
+}
+
+// testHealthWrite: the health probe's write commits, again and again, and
+// leaves the books alone.
+func testHealthWrite(t *testing.T, h *Harness) {
+	h.SKU("a")
+	h.Receive("a", "default", 3)
+	for i := range 3 {
+		if err := h.Store.HealthWrite(ctx, time.Now().Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatalf("health write %d: %v", i, err)
+		}
+	}
+	if c := h.Counters("a", "default"); c != (stockd.Counters{OnHand: 3}) {
+		t.Fatalf("counters = %+v after health writes", c)
 	}
 }

@@ -39,6 +39,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"KeyCreateBounded", testKeyCreateBounded},
 		{"AuditTrail", testAuditTrail},
 		{"Documents", testDocuments},
+		{"HealthWrite", testHealthWrite},
 	}
 	// Each feature lists its own cases beside them.
 	tests = append(tests, orderCases()...)

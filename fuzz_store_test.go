@@ -1,0 +1,352 @@
+package stockd
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// fuzzStore is storage in memory: what every batch wrote, applied the
+// way both backends apply a BatchWrites, refusing what their constraints
+// refuse.
+type fuzzStore struct {
+	now          time.Time
+	ids          int // ids NewID gave so far
+	skus         map[string]SKU
+	locations    map[string]Location
+	positions    map[PositionKey]Counters
+	reservations map[string]Reservation
+	docs         map[DocKey]Document
+	idempotency  map[string]IdempotencyRecord
+	ledger       map[string]bool // (type, business id, position) of every entry: unique in both schemas
+	// reservationIDs and docIDs list ids in order of creation, for the
+	// program to name.
+	reservationIDs []string
+	docIDs         map[string][]string
+	// sent are the commands sent so far, for a retry to repeat; answers
+	// are the first answer given under each key.
+	sent    []Command
+	answers map[string]fuzzAnswer
+	keys    int
+}
+
+type fuzzAnswer struct {
+	hash   string
+	result []byte
+}
+
+// newFuzzStore holds the catalogue most programs need, and some stock,
+// so that short programs reach deep decisions.
+func newFuzzStore() *fuzzStore {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	st := &fuzzStore{
+		now:          now,
+		skus:         map[string]SKU{},
+		locations:    map[string]Location{},
+		positions:    map[PositionKey]Counters{},
+		reservations: map[string]Reservation{},
+		docs:         map[DocKey]Document{},
+		idempotency:  map[string]IdempotencyRecord{},
+		ledger:       map[string]bool{},
+		docIDs:       map[string][]string{},
+		answers:      map[string]fuzzAnswer{},
+	}
+	for _, s := range []SKU{
+		{ID: "a", Deduction: DeductionAtOrder}, {ID: "b", Deduction: DeductionAtOrder, ApprovalThreshold: 5},
+		{ID: "c", Deduction: DeductionAtPayment}, {ID: "s", Deduction: DeductionAtShipment},
+		{ID: "kit", Deduction: DeductionAtOrder, Bundle: true},
+	} {
+		s.Unit, s.CreatedAt = "piece", now
+		st.skus[s.ID] = s
+	}
+	for i, id := range []string{LocationDefault, "w1", "w2"} {
+		st.locations[id] = Location{ID: id, Priority: i, CreatedAt: now}
+	}
+	for _, k := range []PositionKey{
+		{SKU: "a", Location: LocationDefault, Pool: PoolDefault}, {SKU: "a", Location: "w1", Pool: PoolDefault},
+		{SKU: "b", Location: LocationDefault, Pool: PoolDefault}, {SKU: "c", Location: LocationDefault, Pool: PoolDefault},
+		{SKU: "s", Location: LocationDefault, Pool: PoolDefault},
+	} {
+		st.positions[k] = Counters{OnHand: 20}
+	}
+	return st
+}
+
+// read loads the state of a batch as engine/read.go does: what Touches
+// names, widened in the same rounds, after creating the positions it
+// ensures. It returns the touches, for the lock checks.
+func (st *fuzzStore) read(cmds []Command, newID func() string) (*BatchState, Touches) {
+	var t Touches
+	for i := range cmds {
+		cmds[i].Touches(&t)
+	}
+	t.Sort()
+	s := NewBatchState(st.now, newID)
+	for _, id := range t.ReservationIDs {
+		if r, ok := st.reservations[id]; ok {
+			s.Reservations[id] = cloneReservation(r)
+			ReservationTouches(s.Reservations[id], &t)
+		}
+	}
+	t.Sort()
+	var docs []Document
+	for _, k := range t.Docs {
+		if d, ok := st.docs[k]; ok {
+			docs = append(docs, d)
+			d.Body = bytes.Clone(d.Body)
+			s.Docs[k] = &d
+		}
+	}
+	DocumentTouches(docs, &t)
+	t.Sort()
+	for _, k := range t.Ensure {
+		// As both schemas do: only where the SKU, the location and the
+		// pool exist.
+		_, sku := st.skus[k.SKU]
+		_, loc := st.locations[k.Location]
+		_, pool := st.docs[DocKey{Kind: DocPool, ID: k.Pool}]
+		pool = pool || k.Pool == PoolDefault
+		if _, ok := st.positions[k]; !ok && sku && loc && pool {
+			st.positions[k] = Counters{}
+		}
+	}
+	for k, c := range st.positions {
+		if _, ok := slices.BinarySearch(t.SKUs, k.SKU); ok {
+			s.Positions[k] = &c
+		}
+	}
+	for _, id := range t.SKUs {
+		if sku, ok := st.skus[id]; ok {
+			s.SKUs[id] = sku
+		}
+	}
+	for id, l := range st.locations {
+		s.Locations[id] = l
+	}
+	for _, key := range t.Keys {
+		if r, ok := st.idempotency[key]; ok {
+			s.Idempotency[key] = r
+		}
+	}
+	return s, t
+}
+
+// readAll loads every row the store holds.
+func (st *fuzzStore) readAll(newID func() string) *BatchState {
+	s := NewBatchState(st.now, newID)
+	for k, c := range st.positions {
+		s.Positions[k] = &c
+	}
+	for id, r := range st.reservations {
+		s.Reservations[id] = cloneReservation(r)
+	}
+	for k, d := range st.docs {
+		d.Body = bytes.Clone(d.Body)
+		s.Docs[k] = &d
+	}
+	for id, sku := range st.skus {
+		s.SKUs[id] = sku
+	}
+	for id, l := range st.locations {
+		s.Locations[id] = l
+	}
+	for key, r := range st.idempotency {
+		s.Idempotency[key] = r
+	}
+	return s
+}
+
+func cloneReservation(r Reservation) *Reservation {
+	r.Lines = slices.Clone(r.Lines)
+	return &r
+}
+
+// fuzzNewID gives the ids of one decision of a batch, from the store's
+// count on.
+func (st *fuzzStore) fuzzNewID(used *int) func() string {
+	return func() string {
+		*used++
+		return fmt.Sprintf("id%d", st.ids+*used)
+	}
+}
+
+// write applies w as the schemas would, or says which statement fails:
+// an insert of a row that exists, an update of one that does not, a
+// document version that does not follow the stored one, a repeated
+// ledger entry; and which write would not have held its lock.
+func (st *fuzzStore) write(w *BatchWrites, t Touches) error {
+	locked := func(list []string, v string) bool { _, ok := slices.BinarySearch(list, v); return ok }
+	for _, s := range w.SKUs {
+		if _, ok := st.skus[s.ID]; ok {
+			return fmt.Errorf("insert sku %q: exists", s.ID)
+		}
+		if err := fuzzCheckValue(s); err != nil {
+			return fmt.Errorf("sku %q: %w", s.ID, err)
+		}
+		st.skus[s.ID] = s
+	}
+	for _, s := range w.SKUsUpdated {
+		if _, ok := st.skus[s.ID]; !ok {
+			return fmt.Errorf("update sku %q: missing", s.ID)
+		}
+		if err := fuzzCheckValue(s); err != nil {
+			return fmt.Errorf("sku %q: %w", s.ID, err)
+		}
+		st.skus[s.ID] = s
+	}
+	for _, l := range w.Locations {
+		if _, ok := st.locations[l.ID]; ok {
+			return fmt.Errorf("insert location %q: exists", l.ID)
+		}
+		if err := fuzzCheckValue(l); err != nil {
+			return fmt.Errorf("location %q: %w", l.ID, err)
+		}
+		st.locations[l.ID] = l
+	}
+	for _, l := range w.LocationsUpdated {
+		if _, ok := st.locations[l.ID]; !ok {
+			return fmt.Errorf("update location %q: missing", l.ID)
+		}
+		if err := fuzzCheckValue(l); err != nil {
+			return fmt.Errorf("location %q: %w", l.ID, err)
+		}
+		st.locations[l.ID] = l
+	}
+	for _, p := range w.NewPositions {
+		if _, ok := st.positions[p.PositionKey]; ok {
+			return fmt.Errorf("insert position %+v: exists (read without its lock?)", p.PositionKey)
+		}
+		if _, ok := st.skus[p.SKU]; !ok {
+			return fmt.Errorf("insert position %+v: no such sku", p.PositionKey)
+		}
+		if _, ok := st.locations[p.Location]; !ok {
+			return fmt.Errorf("insert position %+v: no such location", p.PositionKey)
+		}
+		st.positions[p.PositionKey] = Counters{}
+	}
+	before := map[PositionKey]Counters{}
+	for _, p := range w.Positions {
+		c, ok := st.positions[p.PositionKey]
+		if !ok {
+			return fmt.Errorf("update position %+v: missing", p.PositionKey)
+		}
+		if !locked(t.SKUs, p.SKU) {
+			return fmt.Errorf("position %+v written without the lock of its sku", p.PositionKey)
+		}
+		if !p.Counters.Valid() {
+			return fmt.Errorf("position %+v: counters %+v break a CHECK", p.PositionKey, p.Counters)
+		}
+		before[p.PositionKey] = c
+		st.positions[p.PositionKey] = p.Counters
+	}
+	// The ledger adds up: entry by entry from the counters read to those
+	// written, and only at positions the batch wrote.
+	running := cloneCounters(before)
+	for _, e := range w.Ledger {
+		id := fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%s", e.BusinessType, e.BusinessID, e.Position.SKU, e.Position.Location, e.Position.Pool)
+		if st.ledger[id] {
+			return fmt.Errorf("ledger entry %s %q at %+v written twice", e.BusinessType, e.BusinessID, e.Position)
+		}
+		st.ledger[id] = true
+		c, ok := running[e.Position]
+		if !ok {
+			return fmt.Errorf("ledger entry %s at %+v, a position the batch did not write", e.BusinessType, e.Position)
+		}
+		c = c.Add(e.Delta)
+		if c != e.After {
+			return fmt.Errorf("ledger entry %s at %+v: after %+v, but the deltas so far make %+v", e.BusinessType, e.Position, e.After, c)
+		}
+		if e.Delta == (Counters{}) {
+			return fmt.Errorf("ledger entry %s at %+v changes nothing", e.BusinessType, e.Position)
+		}
+		running[e.Position] = c
+		if err := fuzzCheckValue(e); err != nil {
+			return fmt.Errorf("ledger entry %s at %+v: %w", e.BusinessType, e.Position, err)
+		}
+	}
+	for k, c := range running {
+		if c != st.positions[k] {
+			return fmt.Errorf("position %+v: the ledger makes %+v, the batch wrote %+v", k, c, st.positions[k])
+		}
+	}
+	keys := map[string]bool{}
+	for _, r := range st.reservations {
+		if r.Key != "" {
+			keys[r.Key] = true
+		}
+	}
+	for _, r := range w.ReservationsNew {
+		if _, ok := st.reservations[r.ID]; ok {
+			return fmt.Errorf("insert reservation %q: exists", r.ID)
+		}
+		if r.Key != "" && keys[r.Key] {
+			return fmt.Errorf("insert reservation %q: key %q taken", r.ID, r.Key)
+		}
+		keys[r.Key] = true
+		st.reservations[r.ID] = r
+		st.reservationIDs = append(st.reservationIDs, r.ID)
+	}
+	for _, r := range w.ReservationsUpdated {
+		if _, ok := st.reservations[r.ID]; !ok {
+			return fmt.Errorf("update reservation %q: missing", r.ID)
+		}
+		if !locked(t.ReservationIDs, r.ID) {
+			return fmt.Errorf("reservation %q written without its lock", r.ID)
+		}
+		st.reservations[r.ID] = r
+	}
+	// A reservation created and changed in one batch is inserted as
+	// created and then updated: only the row after both must hold.
+	for _, written := range [][]Reservation{w.ReservationsNew, w.ReservationsUpdated} {
+		for _, r := range written {
+			if err := fuzzCheckReservation(st.reservations[r.ID]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, d := range w.Documents {
+		stored, exists := st.docs[d.DocKey]
+		switch {
+		case d.Version == 1 && exists:
+			return fmt.Errorf("insert document %s/%s: exists (read without its lock?)", d.Kind, d.ID)
+		case d.Version > 1 && (!exists || stored.Version != d.Version-1):
+			return fmt.Errorf("update document %s/%s to version %d: stored version %d", d.Kind, d.ID, d.Version, stored.Version)
+		case d.Version > 1 && !slices.Contains(t.Docs, d.DocKey):
+			return fmt.Errorf("document %s/%s written without its lock", d.Kind, d.ID)
+		}
+		if err := fuzzCheckDocument(d); err != nil {
+			return err
+		}
+		if !exists {
+			st.docIDs[d.Kind] = append(st.docIDs[d.Kind], d.ID)
+		}
+		st.docs[d.DocKey] = d
+	}
+	for _, r := range w.Idempotency {
+		if _, ok := st.idempotency[r.Key]; ok {
+			return fmt.Errorf("insert idempotency key %q: exists", r.Key)
+		}
+		var res Result
+		if err := json.Unmarshal(r.Result, &res); err != nil {
+			return fmt.Errorf("stored answer of key %q does not decode: %w", r.Key, err)
+		}
+		if err := fuzzCheckValue(res); err != nil {
+			return fmt.Errorf("stored answer of key %q: %w", r.Key, err)
+		}
+		if err := fuzzCheckValue(r); err != nil {
+			return fmt.Errorf("idempotency record %q: %w", r.Key, err)
+		}
+		st.idempotency[r.Key] = r
+	}
+	return nil
+}
+
+func cloneCounters(m map[PositionKey]Counters) map[PositionKey]Counters {
+	out := make(map[PositionKey]Counters, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
