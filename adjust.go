@@ -1,23 +1,62 @@
 package stockd
 
-func (a *Adjust) touches(t *Touches) {
+const KindAdjust CommandKind = "adjust"
+
+// Adjust changes on_hand by Delta, or, when Set is true, sets it to SetOnHand
+// provided it still equals ExpectedOnHand (compare-and-set for cycle counts).
+type Adjust struct {
+	Position       PositionKey
+	Reason         string
+	Delta          int64
+	Set            bool
+	SetOnHand      int64
+	ExpectedOnHand int64
+	Reference      string
+}
+
+var adjustReasons = map[string]bool{
+	ReasonCycleCount: true, ReasonDamage: true, ReasonLoss: true, ReasonFound: true, ReasonCorrection: true,
+}
+
+func (a *Adjust) Kind() CommandKind { return KindAdjust }
+
+func (a *Adjust) Touches(t *Touches) {
 	t.Ensure = append(t.Ensure, a.Position)
 	t.SKUs = append(t.SKUs, a.Position.SKU)
 	poolDocTouches(a.Position, t)
+}
+
+func (a *Adjust) normalize() *Error {
+	if err := NormalizeKey(&a.Position); err != nil {
+		return err
+	}
+	if !adjustReasons[a.Reason] {
+		return InvalidField("reason", "must be one of cycle_count, damage, loss, found, correction")
+	}
+	if a.Set {
+		if a.SetOnHand < 0 || a.SetOnHand > QuantityMax {
+			return InvalidField("set_on_hand", "must be an integer from 0 to %d", QuantityMax)
+		}
+		if a.ExpectedOnHand < 0 || a.ExpectedOnHand > CounterMax {
+			return InvalidField("expected_on_hand", "must be a non-negative integer")
+		}
+	} else if a.Delta == 0 || a.Delta < -QuantityMax || a.Delta > QuantityMax {
+		return InvalidField("delta", "must be a non-zero integer from -%d to %d", QuantityMax, QuantityMax)
+	}
+	return validText("reference", a.Reference, ReferenceLengthMax, false)
 }
 
 // adjust applies an adjustment within its SKU's approval threshold, and
 // turns one beyond it into a pending approval that changes nothing yet.
 // An adjustment that could not apply now is refused at once rather than
 // left waiting for an approver.
-func (s *BatchState) adjust(c *Command) Result {
-	a := c.Adjust
+func (a *Adjust) decide(s *BatchState, c *Command) Result {
 	delta, err := s.adjustDelta(a, true)
 	if err != nil {
 		return Result{Err: err}
 	}
 	if absQuantity(delta) > s.SKUs[a.Position.SKU].Threshold() {
-		return s.requestApproval(c, delta)
+		return s.requestApproval(c, a, delta)
 	}
 	return s.applyAdjust(a, delta, LedgerEntry{
 		BusinessType: BusinessAdjustment, BusinessID: c.IdempotencyKey,

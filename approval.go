@@ -82,13 +82,13 @@ func (a ApprovalAdjustment) adjust() *Adjust {
 	return out
 }
 
-// requestApproval records c's adjustment, whose on_hand change is delta,
+// requestApproval records adjustment a of c, whose on_hand change is delta,
 // as pending; nothing changes until another key approves it.
-func (s *BatchState) requestApproval(c *Command, delta int64) Result {
+func (s *BatchState) requestApproval(c *Command, a *Adjust, delta int64) Result {
 	ap := Approval{
 		ID:             s.NewID(),
 		Status:         ApprovalPending,
-		Adjustment:     approvalAdjustmentOf(c.Adjust),
+		Adjustment:     approvalAdjustmentOf(a),
 		OnHandChange:   delta,
 		RequestedBy:    c.Actor,
 		RequestedByKey: c.KeyID,

@@ -149,48 +149,7 @@ func (s *BatchState) replay(c *Command) (Result, bool) {
 	return r, true
 }
 
-func (s *BatchState) decide(c *Command) Result {
-	switch c.Kind {
-	case KindSKUCreate:
-		return s.createSKU(c)
-	case KindLocationCreate:
-		return s.createLocation(c)
-	case KindReceive:
-		return s.receive(c)
-	case KindAdjust:
-		return s.adjust(c)
-	case KindReserve:
-		return s.reserve(c)
-	case KindConfirm, KindRelease, KindExpire, KindFulfil:
-		return s.transition(c)
-	}
-	if c.Op == nil || c.Op.Kind() != c.Kind {
-		panic("stockd: command kind " + string(c.Kind) + " without its operation")
-	}
-	return c.Op.decide(s, c)
-}
-
-func (s *BatchState) createSKU(c *Command) Result {
-	sku := *c.SKU
-	if _, ok := s.SKUs[sku.ID]; ok {
-		return Result{Err: Errorf(CodeAlreadyExists, "sku %q already exists", sku.ID)}
-	}
-	sku.CreatedAt = s.Now
-	s.SKUs[sku.ID] = sku
-	s.writes.SKUs = append(s.writes.SKUs, sku)
-	return Result{SKU: &sku, Created: true}
-}
-
-func (s *BatchState) createLocation(c *Command) Result {
-	loc := *c.Location
-	if _, ok := s.Locations[loc.ID]; ok {
-		return Result{Err: Errorf(CodeAlreadyExists, "location %q already exists", loc.ID)}
-	}
-	loc.CreatedAt = s.Now
-	s.Locations[loc.ID] = loc
-	s.writes.Locations = append(s.writes.Locations, loc)
-	return Result{Location: &loc, Created: true}
-}
+func (s *BatchState) decide(c *Command) Result { return c.Op.decide(s, c) }
 
 // checkPosition reports an unknown SKU or location named by a stock change.
 func (s *BatchState) checkPosition(k PositionKey) *Error {
@@ -241,25 +200,4 @@ func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
 
 func (s *BatchState) position(k PositionKey) *Position {
 	return &Position{PositionKey: k, Counters: s.peek(k)}
-}
-
-func (s *BatchState) receive(c *Command) Result {
-	r := c.Receive
-	if err := s.checkPosition(r.Position); err != nil {
-		return Result{Err: err}
-	}
-	if err := s.stockIn(r.Position.SKU); err != nil {
-		return Result{Err: err}
-	}
-	if err := s.campaignStockIn(r.Position); err != nil {
-		return Result{Err: err}
-	}
-	if s.peek(r.Position).OnHand+r.Quantity > CounterMax {
-		return Result{Err: InvalidField("quantity", "on_hand would exceed %d", CounterMax)}
-	}
-	s.change(r.Position, Counters{OnHand: r.Quantity}, LedgerEntry{
-		BusinessType: BusinessReceipt, BusinessID: c.IdempotencyKey,
-		Actor: c.Actor, Reference: r.Reference,
-	})
-	return Result{Position: s.position(r.Position)}
 }

@@ -24,7 +24,7 @@ func newState(stock map[PositionKey]int64) *BatchState {
 func pk(sku, loc string) PositionKey { return PositionKey{SKU: sku, Location: loc, Pool: PoolDefault} }
 
 func reserve(key string, lines ...LineRequest) Command {
-	c := Command{Kind: KindReserve, IdempotencyKey: key, RequestHash: key, Reserve: &Reserve{Lines: lines}}
+	c := Command{IdempotencyKey: key, RequestHash: key, Op: &Reserve{Lines: lines}}
 	if err := c.Normalize(); err != nil {
 		panic(err)
 	}
@@ -99,7 +99,7 @@ func TestApplyConfirmAfterDeadlineExpires(t *testing.T) {
 	res := s.Apply([]Command{reserve("k", LineRequest{SKU: "a", Quantity: 1})})
 	id := res[0].Reservation.ID
 	s.Now = s.Now.Add(ReservationTTLDefault)
-	res = s.Apply([]Command{{Kind: KindConfirm, Transition: &Transition{ReservationID: id}}})
+	res = s.Apply([]Command{{Op: &Transition{Action: KindConfirm, ReservationID: id}}})
 	if res[0].Err == nil || res[0].Err.Code != CodeReservationExpired || res[0].Err.Status != StatusExpired {
 		t.Fatalf("confirm = %+v, want reservation_expired", res[0].Err)
 	}
@@ -111,8 +111,8 @@ func TestApplyConfirmAfterDeadlineExpires(t *testing.T) {
 func TestApplyAdjustNeverBelowHeld(t *testing.T) {
 	s := newState(map[PositionKey]int64{pk("a", "w1"): 5})
 	s.Apply([]Command{reserve("k", LineRequest{SKU: "a", Quantity: 4})})
-	adj := Command{Kind: KindAdjust, IdempotencyKey: "adj", Adjust: &Adjust{Position: pk("a", "w1"), Reason: ReasonLoss, Delta: -2}}
-	cas := Command{Kind: KindAdjust, IdempotencyKey: "cas", Adjust: &Adjust{Position: pk("a", "w1"), Reason: ReasonCycleCount, Set: true, SetOnHand: 9, ExpectedOnHand: 4}}
+	adj := Command{IdempotencyKey: "adj", Op: &Adjust{Position: pk("a", "w1"), Reason: ReasonLoss, Delta: -2}}
+	cas := Command{IdempotencyKey: "cas", Op: &Adjust{Position: pk("a", "w1"), Reason: ReasonCycleCount, Set: true, SetOnHand: 9, ExpectedOnHand: 4}}
 	res := s.Apply([]Command{adj, cas})
 	if res[0].Err == nil || res[0].Err.Code != CodeInsufficientStock {
 		t.Fatalf("adjust = %+v, want insufficient_stock", res[0].Err)

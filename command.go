@@ -8,23 +8,12 @@ import (
 // CommandKind says what a Command does.
 type CommandKind string
 
-const (
-	KindSKUCreate      CommandKind = "sku_create"
-	KindLocationCreate CommandKind = "location_create"
-	KindReceive        CommandKind = "receive"
-	KindAdjust         CommandKind = "adjust"
-	KindReserve        CommandKind = "reserve"
-	KindConfirm        CommandKind = "confirm"
-	KindRelease        CommandKind = "release"
-	KindExpire         CommandKind = "expire"
-	KindFulfil         CommandKind = "fulfil"
-)
-
-// Command is one mutation. Commands are applied in batches, each batch in
-// one transaction, each command with its own Result. Exactly one of the
-// payload pointers matching Kind is set.
+// Command is one mutation: an operation, and who sent it under which key.
+// Commands are applied in batches, each batch in one transaction, each
+// command with its own Result.
 type Command struct {
-	Kind CommandKind
+	// Op says what the command does; its kind is the command's.
+	Op Operation
 	// IdempotencyKey makes a retry a replay of the first answer. Empty only
 	// for commands of internal workers (expiry), which are idempotent by
 	// their conditional transition.
@@ -38,78 +27,10 @@ type Command struct {
 	// running open and for internal workers. Unlike Actor, the caller
 	// cannot choose it: decisions about who may do what compare it.
 	KeyID string
-
-	SKU        *SKU
-	Location   *Location
-	Receive    *Receive
-	Adjust     *Adjust
-	Reserve    *Reserve
-	Transition *Transition
-	// Op is the payload of every other kind.
-	Op Operation
 }
 
-// Receive adds quantity to on_hand.
-type Receive struct {
-	Position  PositionKey
-	Quantity  int64
-	Reference string
-}
-
-// Adjust changes on_hand by Delta, or, when Set is true, sets it to SetOnHand
-// provided it still equals ExpectedOnHand (compare-and-set for cycle counts).
-type Adjust struct {
-	Position       PositionKey
-	Reason         string
-	Delta          int64
-	Set            bool
-	SetOnHand      int64
-	ExpectedOnHand int64
-	Reference      string
-}
-
-// LineRequest asks for Quantity of SKU; an empty Location lets placement
-// choose by the reservation's strategy. SKU may name a bundle, which
-// reserves its components.
-type LineRequest struct {
-	SKU      string
-	Quantity int64
-	Location string
-	Pool     string
-}
-
-// Reserve holds stock for an order, all lines or none.
-type Reserve struct {
-	Lines []LineRequest
-	TTL   time.Duration
-	// Commit reserves and confirms in one step (deduct at payment).
-	Commit bool
-	// Strategy places lines that name no location; empty means
-	// StrategyPriority.
-	Strategy string
-	// CustomerID, when set, subjects the order to the purchase limits of
-	// its SKUs and campaign pools.
-	CustomerID string
-}
-
-// Placement strategies for lines that name no location.
-const (
-	// StrategyPriority puts each line whole in the first active location,
-	// by priority, that can hold it.
-	StrategyPriority = "priority"
-	// StrategySingleLocation prefers one location that can hold every line
-	// of the order, to ship in one parcel, and falls back to
-	// StrategyPriority when none can.
-	StrategySingleLocation = "single_location"
-	// StrategySplit may split a line across locations, by priority.
-	StrategySplit = "split"
-)
-
-// Transition moves a reservation: confirm, release, expire or fulfil.
-type Transition struct {
-	ReservationID string
-	Reason        string
-}
+// Kind is the kind of the command's operation.
+func (c *Command) Kind() CommandKind { return c.Op.Kind() }
 
 // Result is the answer to one command. It is stored with the idempotency
 // key, so a replay answers exactly what the first request was answered.

@@ -58,7 +58,7 @@ func TestNormalizeFlow(t *testing.T) {
 // flowCommand normalizes op into a command under key, as the engine would.
 func flowCommand(t *testing.T, key string, op Operation) Command {
 	t.Helper()
-	c := Command{Kind: op.Kind(), IdempotencyKey: key, RequestHash: key, Op: op}
+	c := Command{IdempotencyKey: key, RequestHash: key, Op: op}
 	if err := c.Normalize(); err != nil {
 		t.Fatal(err)
 	}

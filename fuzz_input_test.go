@@ -110,17 +110,17 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 		RequestHash:    fmt.Sprintf("h%d", st.keys),
 		Actor:          fuzzPick(in, fuzzActors),
 		KeyID:          fuzzPick(in, fuzzKeyIDs),
-		Kind:           fuzzPick(in, fuzzKinds),
 	}
+	kind := fuzzPick(in, fuzzKinds)
 	now := st.now
-	switch c.Kind {
+	switch kind {
 	case KindSKUCreate:
-		c.SKU = &SKU{ID: fuzzPick(in, fuzzSKUs), Name: in.text(), Unit: fuzzPick(in, []string{"", "piece", "gram", "a\x00"}),
-			Deduction: fuzzPick(in, fuzzDeductions), ApprovalThreshold: fuzzPick(in, fuzzThresholds), Bundle: in.bool()}
+		c.Op = &SKUCreate{SKU: SKU{ID: fuzzPick(in, fuzzSKUs), Name: in.text(), Unit: fuzzPick(in, []string{"", "piece", "gram", "a\x00"}),
+			Deduction: fuzzPick(in, fuzzDeductions), ApprovalThreshold: fuzzPick(in, fuzzThresholds), Bundle: in.bool()}}
 	case KindLocationCreate:
-		c.Location = &Location{ID: fuzzPick(in, fuzzLocations), Name: in.text(), Priority: fuzzPick(in, fuzzPriorities), Inactive: in.bool()}
+		c.Op = &LocationCreate{Location: Location{ID: fuzzPick(in, fuzzLocations), Name: in.text(), Priority: fuzzPick(in, fuzzPriorities), Inactive: in.bool()}}
 	case KindReceive:
-		c.Receive = &Receive{Position: in.position(), Quantity: in.quantity(), Reference: in.text()}
+		c.Op = &Receive{Position: in.position(), Quantity: in.quantity(), Reference: in.text()}
 	case KindAdjust:
 		a := &Adjust{Position: in.position(), Reason: fuzzPick(in, fuzzReasons), Reference: in.text()}
 		if in.bool() {
@@ -138,20 +138,21 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 				a.Delta = -a.Delta
 			}
 		}
-		c.Adjust = a
+		c.Op = a
 	case KindReserve:
 		r := &Reserve{TTL: fuzzPick(in, fuzzTTLs), Commit: in.bool(), Strategy: fuzzPick(in, fuzzStrategies), CustomerID: fuzzPick(in, fuzzCustomers)}
 		for range in.pick(fuzzLinesMax + 1) {
 			k := in.position()
 			r.Lines = append(r.Lines, LineRequest{SKU: k.SKU, Location: k.Location, Pool: k.Pool, Quantity: in.quantity()})
 		}
-		c.Reserve = r
+		c.Op = r
 	case KindConfirm, KindRelease, KindExpire, KindFulfil:
-		c.Transition = &Transition{ReservationID: st.pickID(in, st.reservationIDs)}
-		if c.Kind == KindRelease {
-			c.Transition.Reason = fuzzPick(in, fuzzRelease)
+		tr := &Transition{Action: kind, ReservationID: st.pickID(in, st.reservationIDs)}
+		if kind == KindRelease {
+			tr.Reason = fuzzPick(in, fuzzRelease)
 		}
-		if c.Kind == KindExpire && in.bool() {
+		c.Op = tr
+		if kind == KindExpire && in.bool() {
 			// As the expiry worker sends it.
 			c.IdempotencyKey, c.RequestHash = "", ""
 		}
@@ -272,7 +273,7 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 		}
 		c.Op = u
 	case KindApprove, KindReject:
-		c.Op = &ApprovalDecision{ID: st.pickID(in, st.docIDs[DocApproval]), Reject: c.Kind == KindReject}
+		c.Op = &ApprovalDecision{ID: st.pickID(in, st.docIDs[DocApproval]), Reject: kind == KindReject}
 	}
 	return c
 }

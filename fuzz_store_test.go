@@ -2,6 +2,7 @@ package stockd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -74,63 +75,92 @@ func newFuzzStore() *fuzzStore {
 	return st
 }
 
-// read loads the state of a batch as engine/read.go does: what Touches
-// names, widened in the same rounds, after creating the positions it
-// ensures. It returns the touches, for the lock checks.
+// read loads the state of a batch as the engine does, through LoadBatch
+// from the store's rows. It returns the touches, for the lock checks.
 func (st *fuzzStore) read(cmds []Command, newID func() string) (*BatchState, Touches) {
-	var t Touches
-	for i := range cmds {
-		cmds[i].Touches(&t)
-	}
-	t.Sort()
-	s := NewBatchState(st.now, newID)
-	for _, id := range t.ReservationIDs {
-		if r, ok := st.reservations[id]; ok {
-			s.Reservations[id] = cloneReservation(r)
-			ReservationTouches(s.Reservations[id], &t)
-		}
-	}
-	t.Sort()
-	var docs []Document
-	for _, k := range t.Docs {
-		if d, ok := st.docs[k]; ok {
-			docs = append(docs, d)
-			d.Body = bytes.Clone(d.Body)
-			s.Docs[k] = &d
-		}
-	}
-	DocumentTouches(docs, &t)
-	t.Sort()
-	for _, k := range t.Ensure {
-		// As both schemas do: only where the SKU, the location and the
-		// pool exist.
-		_, sku := st.skus[k.SKU]
-		_, loc := st.locations[k.Location]
-		_, pool := st.docs[DocKey{Kind: DocPool, ID: k.Pool}]
-		pool = pool || k.Pool == PoolDefault
-		if _, ok := st.positions[k]; !ok && sku && loc && pool {
-			st.positions[k] = Counters{}
-		}
-	}
-	for k, c := range st.positions {
-		if _, ok := slices.BinarySearch(t.SKUs, k.SKU); ok {
-			s.Positions[k] = &c
-		}
-	}
-	for _, id := range t.SKUs {
-		if sku, ok := st.skus[id]; ok {
-			s.SKUs[id] = sku
-		}
-	}
-	for id, l := range st.locations {
-		s.Locations[id] = l
-	}
-	for _, key := range t.Keys {
-		if r, ok := st.idempotency[key]; ok {
-			s.Idempotency[key] = r
-		}
+	s, t, err := LoadBatch(context.Background(), fuzzReader{st}, cmds, st.now, newID)
+	if err != nil {
+		panic(fmt.Sprintf("fuzz store refused a read: %v", err))
 	}
 	return s, t
+}
+
+// fuzzReader reads the store as a transaction of either backend would,
+// copying what a decision may change in place.
+type fuzzReader struct{ st *fuzzStore }
+
+func (r fuzzReader) ReservationsLock(_ context.Context, ids []string) ([]Reservation, error) {
+	var out []Reservation
+	for _, id := range ids {
+		if res, ok := r.st.reservations[id]; ok {
+			out = append(out, *cloneReservation(res))
+		}
+	}
+	return out, nil
+}
+
+func (r fuzzReader) DocumentsLock(_ context.Context, keys []DocKey) ([]Document, error) {
+	var out []Document
+	for _, k := range keys {
+		if d, ok := r.st.docs[k]; ok {
+			d.Body = bytes.Clone(d.Body)
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// PositionsEnsure creates positions as both schemas do: only where the
+// SKU, the location and the pool exist.
+func (r fuzzReader) PositionsEnsure(_ context.Context, keys []PositionKey) error {
+	for _, k := range keys {
+		_, sku := r.st.skus[k.SKU]
+		_, loc := r.st.locations[k.Location]
+		_, pool := r.st.docs[DocKey{Kind: DocPool, ID: k.Pool}]
+		pool = pool || k.Pool == PoolDefault
+		if _, ok := r.st.positions[k]; !ok && sku && loc && pool {
+			r.st.positions[k] = Counters{}
+		}
+	}
+	return nil
+}
+
+func (r fuzzReader) PositionsLock(_ context.Context, skus []string) ([]Position, error) {
+	var out []Position
+	for k, c := range r.st.positions {
+		if slices.Contains(skus, k.SKU) {
+			out = append(out, Position{PositionKey: k, Counters: c})
+		}
+	}
+	return out, nil
+}
+
+func (r fuzzReader) SKUsGet(_ context.Context, ids []string) ([]SKU, error) {
+	var out []SKU
+	for _, id := range ids {
+		if sku, ok := r.st.skus[id]; ok {
+			out = append(out, sku)
+		}
+	}
+	return out, nil
+}
+
+func (r fuzzReader) LocationList(context.Context) ([]Location, error) {
+	var out []Location
+	for _, l := range r.st.locations {
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func (r fuzzReader) IdempotencyGet(_ context.Context, keys []string) ([]IdempotencyRecord, error) {
+	var out []IdempotencyRecord
+	for _, key := range keys {
+		if rec, ok := r.st.idempotency[key]; ok {
+			out = append(out, rec)
+		}
+	}
+	return out, nil
 }
 
 // readAll loads every row the store holds.

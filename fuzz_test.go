@@ -140,19 +140,11 @@ func decideFuzzBatch(t *testing.T, s *BatchState, cmds []Command, what string) (
 func describeCommands(cmds []Command) string {
 	var b strings.Builder
 	for i, c := range cmds {
-		payload, err := json.Marshal(struct {
-			SKU        *SKU
-			Location   *Location
-			Receive    *Receive
-			Adjust     *Adjust
-			Reserve    *Reserve
-			Transition *Transition
-			Op         Operation
-		}{c.SKU, c.Location, c.Receive, c.Adjust, c.Reserve, c.Transition, c.Op})
+		payload, err := json.Marshal(c.Op)
 		if err != nil {
 			payload = []byte(err.Error())
 		}
-		fmt.Fprintf(&b, "\n  %d: %s key=%q hash=%q actor=%q key_id=%q %s", i, c.Kind, c.IdempotencyKey, c.RequestHash, c.Actor, c.KeyID, payload)
+		fmt.Fprintf(&b, "\n  %d: %s key=%q hash=%q actor=%q key_id=%q %s", i, c.Kind(), c.IdempotencyKey, c.RequestHash, c.Actor, c.KeyID, payload)
 	}
 	return b.String()
 }

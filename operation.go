@@ -6,14 +6,15 @@ import (
 	"slices"
 )
 
-// Operation is the payload of a command kind beyond the core ones (SKU,
-// location, receive, adjust, reserve and the transitions): pools,
-// campaigns, bundles, limits, returns, transfers, purchase orders and
-// approvals. Each lives in its own file of this package and plugs into the
+// Operation is what a command does: create a SKU or a location, receive,
+// adjust, reserve, move a reservation, and everything beyond (pools,
+// campaigns, bundles, limits, returns, transfers, purchase orders,
+// approvals). Each lives in the file of its resource and plugs into the
 // batch the same way: it names what it touches, is normalized before it
-// reaches storage, and decides against the locked state.
+// reaches storage, and decides against the locked state. A new command is
+// a new Operation; nothing dispatches on kinds.
 type Operation interface {
-	// Kind is the command kind; it matches Command.Kind.
+	// Kind is the command kind.
 	Kind() CommandKind
 	// Touches adds the rows the operation reads to t.
 	Touches(t *Touches)
@@ -42,23 +43,7 @@ func (c *Command) Touches(t *Touches) {
 	if c.IdempotencyKey != "" {
 		t.Keys = append(t.Keys, c.IdempotencyKey)
 	}
-	switch c.Kind {
-	case KindSKUCreate:
-		t.SKUs = append(t.SKUs, c.SKU.ID)
-	case KindLocationCreate:
-	case KindReceive:
-		t.Ensure = append(t.Ensure, c.Receive.Position)
-		t.SKUs = append(t.SKUs, c.Receive.Position.SKU)
-		poolDocTouches(c.Receive.Position, t)
-	case KindAdjust:
-		c.Adjust.touches(t)
-	case KindReserve:
-		c.Reserve.touches(t)
-	case KindConfirm, KindRelease, KindExpire, KindFulfil:
-		t.ReservationIDs = append(t.ReservationIDs, c.Transition.ReservationID)
-	default:
-		c.Op.Touches(t)
-	}
+	c.Op.Touches(t)
 }
 
 // Sort sorts and de-duplicates every list: the lock order.

@@ -12,7 +12,7 @@ var reserveKeys int
 func reserveBy(strategy string, lines ...LineRequest) Command {
 	reserveKeys++
 	key := fmt.Sprintf("by-%d", reserveKeys)
-	c := Command{Kind: KindReserve, IdempotencyKey: key, RequestHash: key, Reserve: &Reserve{Lines: lines, Strategy: strategy}}
+	c := Command{IdempotencyKey: key, RequestHash: key, Op: &Reserve{Lines: lines, Strategy: strategy}}
 	if err := c.Normalize(); err != nil {
 		panic(err)
 	}

@@ -12,7 +12,7 @@ func TestPurchaseLimitWindow(t *testing.T) {
 	s.docPut(DocLimit, LimitID(LimitScopeSKU, "a"), PurchaseLimit{ID: "sku:a", Scope: LimitScopeSKU, Target: "a", MaxQuantityPerCustomer: 3, WindowSeconds: 60})
 	by := func(customer string, q int64) Command {
 		c := reserveBy("", LineRequest{SKU: "a", Quantity: q})
-		c.Reserve.CustomerID = customer
+		c.Op.(*Reserve).CustomerID = customer
 		return c
 	}
 	res := s.Apply([]Command{by("c1", 2), by("c1", 2), by("c1", 1), by("c2", 3), by("", 50)})
@@ -77,7 +77,7 @@ func TestPurchaseLimitUsageBounded(t *testing.T) {
 	cmds := make([]Command, UsageEntriesMax+1)
 	for i := range cmds {
 		cmds[i] = reserveBy("", LineRequest{SKU: "a", Quantity: 1})
-		cmds[i].Reserve.CustomerID = "c"
+		cmds[i].Op.(*Reserve).CustomerID = "c"
 	}
 	res := s.Apply(cmds)
 	for i, r := range res[:UsageEntriesMax] {

@@ -1,12 +1,53 @@
 package stockd
 
-import "fmt"
+import "time"
 
-// touches names the positions of every line's SKU, and the documents that
+const KindReserve CommandKind = "reserve"
+
+// LineRequest asks for Quantity of SKU; an empty Location lets placement
+// choose by the reservation's strategy. SKU may name a bundle, which
+// reserves its components.
+type LineRequest struct {
+	SKU      string
+	Quantity int64
+	Location string
+	Pool     string
+}
+
+// Reserve holds stock for an order, all lines or none.
+type Reserve struct {
+	Lines []LineRequest
+	TTL   time.Duration
+	// Commit reserves and confirms in one step (deduct at payment).
+	Commit bool
+	// Strategy places lines that name no location; empty means
+	// StrategyPriority.
+	Strategy string
+	// CustomerID, when set, subjects the order to the purchase limits of
+	// its SKUs and campaign pools.
+	CustomerID string
+}
+
+// Placement strategies for lines that name no location.
+const (
+	// StrategyPriority puts each line whole in the first active location,
+	// by priority, that can hold it.
+	StrategyPriority = "priority"
+	// StrategySingleLocation prefers one location that can hold every line
+	// of the order, to ship in one parcel, and falls back to
+	// StrategyPriority when none can.
+	StrategySingleLocation = "single_location"
+	// StrategySplit may split a line across locations, by priority.
+	StrategySplit = "split"
+)
+
+func (r *Reserve) Kind() CommandKind { return KindReserve }
+
+// Touches names the positions of every line's SKU, and the documents that
 // may shape the decision: a bundle definition under each line's SKU, the
 // pool documents of named pools, and the purchase limits and the
 // customer's usage of them.
-func (r *Reserve) touches(t *Touches) {
+func (r *Reserve) Touches(t *Touches) {
 	for _, l := range r.Lines {
 		t.SKUs = append(t.SKUs, l.SKU)
 		t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: l.SKU})
@@ -23,8 +64,7 @@ func (r *Reserve) touches(t *Touches) {
 // have had. Refusals that depend on no counter (an unknown or inactive
 // location, a closed campaign, the SKU's deduction timing, a purchase
 // limit) come before placement.
-func (s *BatchState) reserve(c *Command) Result {
-	req := c.Reserve
+func (req *Reserve) decide(s *BatchState, c *Command) Result {
 	wants, err := s.expand(req)
 	if err != nil {
 		return Result{Err: err}
@@ -142,52 +182,6 @@ func (s *BatchState) linePools(pool string) ([]string, *Error) {
 	return []string{pool}, nil
 }
 
-// transition moves a reservation along the state machine. Each move is
-// conditional on the current status: a repeat of a move that already
-// happened answers the reservation unchanged; an illegal move changes
-// nothing and says why.
-func (s *BatchState) transition(c *Command) Result {
-	id := c.Transition.ReservationID
-	res, ok := s.Reservations[id]
-	if !ok {
-		return Result{Err: Errorf(CodeNotFound, "reservation %q not found", id)}
-	}
-	// A pending reservation past its deadline is expired whoever asks first:
-	// the confirm that loses to the clock learns it, so the caller can refund.
-	if res.Status == StatusPending && !s.Now.Before(res.ExpiresAt) && c.Kind != KindRelease {
-		s.move(res, StatusExpired, BusinessExpire, c.Actor, "")
-	}
-	if c.Kind == KindExpire && res.Status == StatusPending {
-		// Not yet due (clocks of replicas differ): leave it pending.
-		return Result{Reservation: res.snapshot()}
-	}
-	target, move := Next(res.Status, c.Kind)
-	switch move {
-	case MoveApply:
-		s.move(res, target, businessOf(c.Kind), c.Actor, c.Transition.Reason)
-	case MoveRepeat:
-	case MoveExpired:
-		return Result{Err: &Error{Code: CodeReservationExpired, Message: fmt.Sprintf("reservation %q expired before it was confirmed", id), Status: res.Status}}
-	case MoveIllegal:
-		return Result{Err: &Error{Code: CodeInvalidTransition, Message: fmt.Sprintf("cannot %s a %s reservation", c.Kind, res.Status), Status: res.Status}}
-	}
-	return Result{Reservation: res.snapshot()}
-}
-
-func businessOf(k CommandKind) string {
-	switch k {
-	case KindConfirm:
-		return BusinessConfirm
-	case KindRelease:
-		return BusinessRelease
-	case KindExpire:
-		return BusinessExpire
-	case KindFulfil:
-		return BusinessFulfil
-	}
-	panic("stockd: not a transition: " + string(k))
-}
-
 // move changes the counters of every line for a transition of res.
 func (s *BatchState) move(res *Reservation, to ReservationStatus, business, actor, reason string) {
 	for _, l := range res.Lines {
@@ -215,4 +209,57 @@ func (s *BatchState) move(res *Reservation, to ReservationStatus, business, acto
 		}
 		s.limitGiveBack(res)
 	}
+}
+
+// normalizeReserve validates lines and merges repeated (SKU, location, pool)
+// lines into one, so that one order holds one line per position asked for.
+func (r *Reserve) normalize() *Error {
+	if len(r.Lines) == 0 || len(r.Lines) > LinesPerReservationMax {
+		return InvalidField("lines", "must hold 1 to %d lines", LinesPerReservationMax)
+	}
+	if r.TTL == 0 {
+		r.TTL = ReservationTTLDefault
+	}
+	if r.Strategy == "" {
+		r.Strategy = StrategyPriority
+	}
+	switch r.Strategy {
+	case StrategyPriority, StrategySingleLocation, StrategySplit:
+	default:
+		return InvalidField("strategy", "must be one of priority, single_location, split")
+	}
+	if r.CustomerID != "" && !ValidIdentifier(r.CustomerID) {
+		return InvalidField("customer_id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if r.TTL < ReservationTTLMin || r.TTL > ReservationTTLMax {
+		return InvalidField("ttl_seconds", "must be from %d to %d", int(ReservationTTLMin/time.Second), int(ReservationTTLMax/time.Second))
+	}
+	merged := make([]LineRequest, 0, len(r.Lines))
+	index := make(map[LineRequest]int, len(r.Lines))
+	for _, l := range r.Lines {
+		if err := validQuantity("quantity", l.Quantity); err != nil {
+			return err
+		}
+		key := PositionKey{SKU: l.SKU, Location: l.Location, Pool: l.Pool}
+		any := key.Location == ""
+		if err := NormalizeKey(&key); err != nil {
+			return err
+		}
+		if any {
+			key.Location = ""
+		}
+		l.SKU, l.Location, l.Pool = key.SKU, key.Location, key.Pool
+		slot := LineRequest{SKU: l.SKU, Location: l.Location, Pool: l.Pool}
+		if i, ok := index[slot]; ok {
+			merged[i].Quantity += l.Quantity
+			if merged[i].Quantity > QuantityMax {
+				return InvalidField("quantity", "merged quantity of %s above %d", l.SKU, QuantityMax)
+			}
+			continue
+		}
+		index[slot] = len(merged)
+		merged = append(merged, l)
+	}
+	r.Lines = merged
+	return nil
 }

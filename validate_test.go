@@ -48,7 +48,7 @@ func TestValidIdempotencyKey(t *testing.T) {
 }
 
 func reserveCmd(ttl time.Duration, lines ...LineRequest) Command {
-	return Command{Kind: KindReserve, Reserve: &Reserve{Lines: lines, TTL: ttl}}
+	return Command{Op: &Reserve{Lines: lines, TTL: ttl}}
 }
 
 func TestNormalizeReserve(t *testing.T) {
@@ -94,11 +94,11 @@ func TestNormalizeReserveMergesRepeatedLines(t *testing.T) {
 	if err := cmd.Normalize(); err != nil {
 		t.Fatal(err)
 	}
-	got := cmd.Reserve.Lines
+	got := cmd.Op.(*Reserve).Lines
 	if len(got) != 2 || got[0].Quantity != 5 || got[0].Location != "" || got[0].Pool != PoolDefault {
 		t.Fatalf("lines = %+v, want a×5 (any location, normal pool) and b×1", got)
 	}
-	if cmd.Reserve.TTL != ReservationTTLDefault {
-		t.Fatalf("TTL = %v, want the default %v", cmd.Reserve.TTL, ReservationTTLDefault)
+	if cmd.Op.(*Reserve).TTL != ReservationTTLDefault {
+		t.Fatalf("TTL = %v, want the default %v", cmd.Op.(*Reserve).TTL, ReservationTTLDefault)
 	}
 }

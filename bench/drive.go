@@ -28,6 +28,10 @@ type tally struct {
 	replays          int64
 	replayMismatches int64
 	deadline         time.Time // latest deadline of a reservation left pending
+
+	// unknown counts failed reservations whose outcome a retry under the
+	// same key could not learn either (resolveUnanswered).
+	unknown int64
 }
 
 func (t *tally) fail(err error) {
@@ -76,6 +80,7 @@ type drive struct {
 	answered *atomic.Int64
 
 	held      []heldCounter
+	failed    unanswered
 	phase     int // runs so far
 	stop      atomic.Bool
 	contender atomic.Int64
@@ -120,11 +125,17 @@ func (dr *drive) run(ctx context.Context) driveResult {
 	for i := range tallies {
 		res.tally.merge(&tallies[i])
 	}
-	res.expected = make([]Held, len(dr.held))
-	for i := range dr.held {
-		res.expected[i] = Held{Reserved: dr.held[i].reserved.Load(), Committed: dr.held[i].committed.Load()}
-	}
+	res.expected = dr.account()
 	return res
+}
+
+// account is the bench's account of the books so far, per SKU.
+func (dr *drive) account() []Held {
+	expected := make([]Held, len(dr.held))
+	for i := range dr.held {
+		expected[i] = Held{Reserved: dr.held[i].reserved.Load(), Committed: dr.held[i].committed.Load()}
+	}
+	return expected
 }
 
 // more reports whether the worker should send another reservation.
@@ -174,6 +185,7 @@ func (dr *drive) reserve(ctx context.Context, req *Request, t *tally, rec *recor
 	out, err := dr.timed(ctx, rec, func() (Outcome, error) { return dr.target.Reserve(ctx, req) })
 	if err != nil {
 		t.fail(err)
+		dr.failed.add(req)
 		return out, false
 	}
 	dr.answered.Add(1)

@@ -93,15 +93,15 @@ func (t *engineTarget) Setup(ctx context.Context, d *Dataset) error {
 	return parallel(ctx, len(d.SKUs), seedWorkersMax, func(i int) error {
 		sku := d.SKUs[i]
 		res, err := t.engine.Submit(ctx, stockd.Command{
-			Kind: stockd.KindSKUCreate, IdempotencyKey: sku + "-create", RequestHash: "create", Actor: actor,
-			SKU: &stockd.SKU{ID: sku, Name: "bench " + sku},
+			IdempotencyKey: sku + "-create", RequestHash: "create", Actor: actor,
+			Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: sku, Name: "bench " + sku}},
 		})
 		if err := resultErr(res, err); err != nil {
 			return fmt.Errorf("create sku %s: %w", sku, err)
 		}
 		res, err = t.engine.Submit(ctx, stockd.Command{
-			Kind: stockd.KindReceive, IdempotencyKey: sku + "-receive", RequestHash: "receive", Actor: actor,
-			Receive: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: d.Stock, Reference: "bench seed"},
+			IdempotencyKey: sku + "-receive", RequestHash: "receive", Actor: actor,
+			Op: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: d.Stock, Reference: "bench seed"},
 		})
 		if err := resultErr(res, err); err != nil {
 			return fmt.Errorf("receive %s: %w", sku, err)
@@ -128,8 +128,8 @@ func (t *engineTarget) Reserve(ctx context.Context, req *Request) (Outcome, erro
 	ctx, cancel := t.deadline(ctx)
 	defer cancel()
 	res, err := t.engine.Submit(ctx, stockd.Command{
-		Kind: stockd.KindReserve, IdempotencyKey: req.Key, RequestHash: requestHash(t.names, req), Actor: actor,
-		Reserve: &stockd.Reserve{Lines: lines, TTL: req.TTL},
+		IdempotencyKey: req.Key, RequestHash: requestHash(t.names, req), Actor: actor,
+		Op: &stockd.Reserve{Lines: lines, TTL: req.TTL},
 	})
 	return outcomeOf(res, err)
 }
@@ -154,8 +154,8 @@ func (t *engineTarget) transition(ctx context.Context, kind stockd.CommandKind, 
 	ctx, cancel := t.deadline(ctx)
 	defer cancel()
 	res, err := t.engine.Submit(ctx, stockd.Command{
-		Kind: kind, IdempotencyKey: key, RequestHash: string(kind) + " " + id, Actor: actor,
-		Transition: &stockd.Transition{ReservationID: id},
+		IdempotencyKey: key, RequestHash: string(kind) + " " + id, Actor: actor,
+		Op: &stockd.Transition{Action: kind, ReservationID: id},
 	})
 	return outcomeOf(res, err)
 }

@@ -116,6 +116,12 @@ func runRow(ctx context.Context, cfg Config, env *env, impl implementation, w wo
 	if warm.tally.deadline.After(res.tally.deadline) {
 		res.tally.deadline = warm.tally.deadline
 	}
+	var resolvedDeadline time.Time
+	res.tally.unknown, resolvedDeadline = dr.resolveUnanswered(ctx)
+	if resolvedDeadline.After(res.tally.deadline) {
+		res.tally.deadline = resolvedDeadline
+	}
+	res.expected = dr.account()
 	fill(&row, res)
 	if hasStats {
 		if after, err := stats.batchStats(); err == nil && after.batches > before.batches {
@@ -129,7 +135,7 @@ func runRow(ctx context.Context, cfg Config, env *env, impl implementation, w wo
 			}
 		}
 	}
-	if w.lifecycle && res.tally.left+warm.tally.left > 0 {
+	if w.lifecycle && (res.tally.left+warm.tally.left > 0 || !resolvedDeadline.IsZero()) {
 		prog.describe(fmt.Sprintf("%s c=%d %s: waiting for expiry", w.name, conc, impl.name), nil)
 		if err := lt.Settle(ctx, res.tally.deadline); err != nil {
 			row.Skipped = fmt.Sprintf("failed: settle: %v", err)
@@ -190,6 +196,11 @@ func judge(row *Row, w workload, d *Dataset, res driveResult, check CheckResult)
 	row.Check, row.CheckClean = "clean", true
 	if check.Mismatches > 0 {
 		row.Check, row.CheckClean = fmt.Sprintf("%d SKUs differ (%s)", check.Mismatches, check.Detail), false
+	}
+	if res.tally.unknown > 0 {
+		// The books may hold what the bench could not learn of.
+		row.Check = fmt.Sprintf("%s, %d outcomes unknown", row.Check, res.tally.unknown)
+		row.CheckClean = false
 	}
 	if w.contenders > 0 {
 		want := min(d.Stock, int64(w.contenders))

@@ -279,7 +279,7 @@ func (e *Engine) incident(err error, stack []byte, cmds []stockd.Command) *stock
 	id := uuid.NewString()
 	kinds := make([]string, len(cmds))
 	for i := range cmds {
-		kinds[i] = string(cmds[i].Kind)
+		kinds[i] = string(cmds[i].Kind())
 	}
 	e.cfg.Metrics.incidentRecorded()
 	e.cfg.Logger.Error("command failed on a bug or on data the database refused; the others of its batch were applied",

@@ -159,8 +159,8 @@ func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result,
 		return stockd.Result{}, errors.New("engine: closed")
 	default:
 	}
-	if cmd.Kind == stockd.KindReserve {
-		req.short = e.soldOut.check(cmd.Reserve.Lines, time.Now())
+	if r, ok := cmd.Op.(*stockd.Reserve); ok {
+		req.short = e.soldOut.check(r.Lines, time.Now())
 	}
 	if !e.enqueue(req) {
 		e.cfg.Metrics.overloaded()

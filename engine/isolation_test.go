@@ -116,7 +116,7 @@ func TestRefusedWriteFailsOnlyItsCommand(t *testing.T) {
 					cmds[i] = reserveCmd(fmt.Sprintf("r-%d", i), "a", 1)
 				}
 				cmds[37] = receiveCmd("poisoned", "a", 5)
-				cmds[37].Receive.Reference = referencePoison
+				cmds[37].Op.(*stockd.Receive).Reference = referencePoison
 				errs := submitTogether(t, e, gated, cmds)
 				for i, err := range errs {
 					var incident *stockd.Incident
@@ -160,7 +160,7 @@ func TestDecisionPanicFailsOnlyItsCommand(t *testing.T) {
 		for i := range cmds {
 			cmds[i] = reserveCmd(fmt.Sprintf("r-%d", i), "a", 1)
 		}
-		cmds[11].Reserve.Lines[0].Pool = "broken"
+		cmds[11].Op.(*stockd.Reserve).Lines[0].Pool = "broken"
 		errs := submitTogether(t, e, gated, cmds)
 		for i, err := range errs {
 			var incident *stockd.Incident
@@ -197,8 +197,8 @@ func TestBrokenBooksHaltTheEngine(t *testing.T) {
 		}}})
 		halted := make(chan error, 1)
 		e := newEngine(t, s, engine.Config{OnHalt: func(err error) { halted <- err }, Logger: discardLogger()})
-		_, err := e.Submit(ctx, stockd.Command{Kind: stockd.KindRelease, IdempotencyKey: "release", RequestHash: "release",
-			Transition: &stockd.Transition{ReservationID: "planted"}})
+		_, err := e.Submit(ctx, stockd.Command{IdempotencyKey: "release", RequestHash: "release",
+			Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: "planted"}})
 		if !errors.Is(err, stockd.ErrHalted) {
 			t.Fatalf("release of the planted reservation: %v, want ErrHalted", err)
 		}

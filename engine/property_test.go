@@ -228,7 +228,7 @@ func (p *propertyRun) submit(cmd stockd.Command) stockd.Result {
 	cmd.RequestHash = cmd.IdempotencyKey
 	res, err := p.engine.Submit(ctx, cmd)
 	if err != nil {
-		p.t.Fatalf("%s: %v", cmd.Kind, err)
+		p.t.Fatalf("%s: %v", cmd.Kind(), err)
 	}
 	if !res.Unstored { // a sold-out refusal given without a transaction is decided afresh on retry
 		answer, _ := json.Marshal(res)
@@ -252,7 +252,7 @@ func (p *propertyRun) receive(t *rapid.T) {
 	k := poolKey(rapid.SampledFrom(propertySKUs).Draw(t, "sku"), rapid.SampledFrom(propertyLocations).Draw(t, "location"),
 		rapid.SampledFrom(propertyPools).Draw(t, "pool"))
 	q := rapid.Int64Range(1, 20).Draw(t, "quantity")
-	wantCode(t, "receive", p.submit(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{Position: k, Quantity: q}}), "")
+	wantCode(t, "receive", p.submit(stockd.Command{Op: &stockd.Receive{Position: k, Quantity: q}}), "")
 	p.model.add(k, stockd.Counters{OnHand: q})
 }
 
@@ -260,7 +260,7 @@ func (p *propertyRun) adjust(t *rapid.T) {
 	k := key(rapid.SampledFrom(propertySKUs).Draw(t, "sku"), rapid.SampledFrom(propertyLocations).Draw(t, "location"))
 	delta := rapid.Int64Range(-10, 10).Filter(func(d int64) bool { return d != 0 }).Draw(t, "delta")
 	actor := rapid.SampledFrom(propertyActors).Draw(t, "actor")
-	res := p.submit(stockd.Command{Kind: stockd.KindAdjust, Actor: actor, Adjust: &stockd.Adjust{Position: k, Reason: stockd.ReasonCorrection, Delta: delta}})
+	res := p.submit(stockd.Command{Actor: actor, Op: &stockd.Adjust{Position: k, Reason: stockd.ReasonCorrection, Delta: delta}})
 	after := p.model.counters[k].Add(stockd.Counters{OnHand: delta})
 	if after.OnHand < 0 || after.Available() < 0 {
 		// Refused at once even beyond the threshold: an approval of it
@@ -300,7 +300,7 @@ func (p *propertyRun) decide(t *rapid.T) {
 	reject := rapid.Bool().Draw(t, "reject")
 	actor := rapid.SampledFrom(propertyActors).Draw(t, "actor")
 	op := &stockd.ApprovalDecision{ID: id, Reject: reject}
-	res := p.submit(stockd.Command{Kind: op.Kind(), Actor: actor, Op: op})
+	res := p.submit(stockd.Command{Actor: actor, Op: op})
 	ap := p.model.approvals[id]
 	if ap.status == stockd.ApprovalPending && !p.clock().Before(ap.expiresAt) {
 		ap.status = stockd.ApprovalExpired
@@ -400,7 +400,7 @@ func (p *propertyRun) campaign(t *rapid.T) {
 	name := fmt.Sprintf("camp%d", len(p.model.campaignNames)+1)
 	starts := p.clock().Add(time.Duration(rapid.IntRange(-600, 600).Draw(t, "starts_in_seconds")) * time.Second)
 	ends := starts.Add(time.Duration(rapid.IntRange(1800, 7200).Draw(t, "window_seconds")) * time.Second)
-	res := p.submit(stockd.Command{Kind: stockd.KindPoolCreate, Op: &stockd.PoolCreate{Pool: stockd.Pool{
+	res := p.submit(stockd.Command{Op: &stockd.PoolCreate{Pool: stockd.Pool{
 		ID: name, Kind: stockd.PoolCampaign, StartsAt: &starts, EndsAt: &ends}}})
 	wantCode(t, "pool_create", res, "")
 	if !res.Created {
@@ -434,7 +434,7 @@ func (p *propertyRun) allocate(t *rapid.T, from, to string) {
 	sku, loc := src.SKU, src.Location
 	// Mostly what the source holds, sometimes one more.
 	q := rapid.Int64Range(1, max(p.model.counters[src].Available()+1, 1)).Draw(t, "quantity")
-	res := p.submit(stockd.Command{Kind: stockd.KindAllocate, Op: &stockd.Allocate{SKU: sku, Location: loc, FromPool: from, ToPool: to, Quantity: q}})
+	res := p.submit(stockd.Command{Op: &stockd.Allocate{SKU: sku, Location: loc, FromPool: from, ToPool: to, Quantity: q}})
 	switch {
 	case to != stockd.PoolDefault && p.model.campaigns[to].closed:
 		wantCode(t, "allocate", res, stockd.CodeCampaignNotActive)
@@ -465,7 +465,7 @@ func (p *propertyRun) closeCampaign(t *rapid.T) {
 		// An order lands just before the close and stays open over it.
 		p.sellIn(t, name, false)
 	}
-	res := p.submit(stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: name}})
+	res := p.submit(stockd.Command{Op: &stockd.CampaignClose{Pool: name}})
 	wantCode(t, "campaign_close", res, "")
 	if !c.closed {
 		for k, counters := range p.model.counters {
@@ -493,7 +493,7 @@ func (p *propertyRun) closeCampaign(t *rapid.T) {
 	}
 	if len(holding) > 0 {
 		id := rapid.SampledFrom(holding).Draw(t, "held")
-		res := p.submit(stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: id}})
+		res := p.submit(stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: id}})
 		wantCode(t, "release", res, p.model.transition(stockd.KindRelease, p.model.reservations[id], p.clock()))
 	}
 }
@@ -599,7 +599,7 @@ func (p *propertyRun) order(t *rapid.T, what string, lines []stockd.LineRequest,
 			ok = ok && found
 		}
 	}
-	res := p.submit(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: lines, TTL: ttl, Commit: commit, CustomerID: customer}})
+	res := p.submit(stockd.Command{Op: &stockd.Reserve{Lines: lines, TTL: ttl, Commit: commit, CustomerID: customer}})
 	if res.Unstored && res.Err != nil && res.Err.Code == stockd.CodeInsufficientStock {
 		// The engine's sold-out memory answered without a transaction, before
 		// any pool or limit is read, and changed nothing: right when the
@@ -652,7 +652,7 @@ func (p *propertyRun) transition(t *rapid.T) {
 	}
 	id := rapid.SampledFrom(p.ids).Draw(t, "reservation")
 	kind := rapid.SampledFrom([]stockd.CommandKind{stockd.KindConfirm, stockd.KindRelease, stockd.KindExpire, stockd.KindFulfil}).Draw(t, "kind")
-	res := p.submit(stockd.Command{Kind: kind, Transition: &stockd.Transition{ReservationID: id}})
+	res := p.submit(stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id}})
 	wantCode(t, string(kind), res, p.model.transition(kind, p.model.reservations[id], p.clock()))
 }
 
@@ -673,7 +673,7 @@ func (p *propertyRun) replay(t *rapid.T) {
 	}
 	again, _ := json.Marshal(res)
 	if !res.Replayed || string(again) != string(old.answer) {
-		t.Fatalf("replay of %s answered %s (replayed %v), first answer was %s", old.cmd.Kind, again, res.Replayed, old.answer)
+		t.Fatalf("replay of %s answered %s (replayed %v), first answer was %s", old.cmd.Kind(), again, res.Replayed, old.answer)
 	}
 }
 
@@ -732,19 +732,19 @@ func TestReservationStateMachineProperty(t *testing.T) {
 			p.engine = engine.New(engine.Config{Store: s, Now: p.clock})
 			defer p.engine.Close()
 			for _, sku := range propertySKUs {
-				p.submit(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: sku}})
+				p.submit(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: sku}}})
 			}
-			p.submit(stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: "w1", Priority: 1}})
-			wantCode(rt, "channel", p.submit(stockd.Command{Kind: stockd.KindPoolCreate, Op: &stockd.PoolCreate{Pool: stockd.Pool{
+			p.submit(stockd.Command{Op: &stockd.LocationCreate{Location: stockd.Location{ID: "w1", Priority: 1}}})
+			wantCode(rt, "channel", p.submit(stockd.Command{Op: &stockd.PoolCreate{Pool: stockd.Pool{
 				ID: propertyPools[1], Kind: stockd.PoolChannel}}}), "")
-			p.submit(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: propertyBundle, Bundle: true}})
-			wantCode(rt, "bundle", p.submit(stockd.Command{Kind: stockd.KindBundleCreate, Op: &stockd.BundleCreate{
+			p.submit(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: propertyBundle, Bundle: true}}})
+			wantCode(rt, "bundle", p.submit(stockd.Command{Op: &stockd.BundleCreate{
 				Bundle: propertyBundle, Components: append([]stockd.BundleComponent(nil), propertyKit...)}}), "")
-			wantCode(rt, "limit", p.submit(stockd.Command{Kind: stockd.KindLimitSet, Op: &stockd.LimitSet{
+			wantCode(rt, "limit", p.submit(stockd.Command{Op: &stockd.LimitSet{
 				Scope: stockd.LimitScopeSKU, Target: propertyLimitSKU, MaxQuantityPerCustomer: propertyLimitMax,
 				WindowSeconds: int64(propertyLimitWindow / time.Second)}}), "")
 			approvalThreshold := propertyThreshold
-			wantCode(rt, "threshold", p.submit(stockd.Command{Kind: stockd.KindSKUUpdate, Op: &stockd.SKUUpdate{
+			wantCode(rt, "threshold", p.submit(stockd.Command{Op: &stockd.SKUUpdate{
 				ID: propertyThresholdSKU, ApprovalThreshold: &approvalThreshold}}), "")
 			rt.Repeat(map[string]func(*rapid.T){
 				"receive":    p.receive,

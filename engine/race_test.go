@@ -30,8 +30,8 @@ func TestConfirmRacingExpiry(t *testing.T) {
 		confirmedWins, expiryWins := 0, 0
 		for round := range raceRounds {
 			key := fmt.Sprintf("order-%d", round)
-			res, err := reserver.Submit(ctx, stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-				Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 1}}, TTL: time.Minute}})
+			res, err := reserver.Submit(ctx, stockd.Command{IdempotencyKey: key, RequestHash: key,
+				Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 1}}, TTL: time.Minute}})
 			if err != nil || res.Err != nil {
 				t.Fatalf("reserve: %v %v", err, res.Err)
 			}
@@ -41,12 +41,12 @@ func TestConfirmRacingExpiry(t *testing.T) {
 			wg.Add(2)
 			go func() {
 				defer wg.Done()
-				confirm, _ = payer.Submit(ctx, stockd.Command{Kind: stockd.KindConfirm, IdempotencyKey: key + "-pay", RequestHash: "p",
-					Transition: &stockd.Transition{ReservationID: id}})
+				confirm, _ = payer.Submit(ctx, stockd.Command{IdempotencyKey: key + "-pay", RequestHash: "p",
+					Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: id}})
 			}()
 			go func() {
 				defer wg.Done()
-				expire, _ = worker.Submit(ctx, stockd.Command{Kind: stockd.KindExpire, Transition: &stockd.Transition{ReservationID: id}})
+				expire, _ = worker.Submit(ctx, stockd.Command{Op: &stockd.Transition{Action: stockd.KindExpire, ReservationID: id}})
 			}()
 			wg.Wait()
 			final, err := s.ReservationGet(ctx, id)
@@ -79,8 +79,8 @@ func TestRepeatedTransitions(t *testing.T) {
 		e := newEngine(t, s, engine.Config{BatchSizeMax: 1, Appliers: 4})
 		seed(t, e, "a", 100)
 		reserve := func(key string) string {
-			res, err := e.Submit(ctx, stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-				Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2}}}})
+			res, err := e.Submit(ctx, stockd.Command{IdempotencyKey: key, RequestHash: key,
+				Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2}}}})
 			if err != nil || res.Err != nil {
 				t.Fatalf("reserve: %v %v", err, res.Err)
 			}
@@ -94,8 +94,8 @@ func TestRepeatedTransitions(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					key := fmt.Sprintf("%s-%s-%d", id, k, i)
-					r, err := e.Submit(ctx, stockd.Command{Kind: k, IdempotencyKey: key, RequestHash: key,
-						Transition: &stockd.Transition{ReservationID: id}})
+					r, err := e.Submit(ctx, stockd.Command{IdempotencyKey: key, RequestHash: key,
+						Op: &stockd.Transition{Action: k, ReservationID: id}})
 					mu.Lock()
 					defer mu.Unlock()
 					switch {

@@ -63,17 +63,18 @@ func newPerSKU(max int) *perSKU { return &perSKU{max: max, queued: map[string]in
 
 // admit counts cmd's SKUs in, or refuses it if one of them is at the cap.
 func (p *perSKU) admit(cmd stockd.Command) bool {
-	if cmd.Kind != stockd.KindReserve {
+	r, ok := cmd.Op.(*stockd.Reserve)
+	if !ok {
 		return true
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, l := range cmd.Reserve.Lines {
+	for _, l := range r.Lines {
 		if p.queued[l.SKU] >= p.max {
 			return false
 		}
 	}
-	for _, l := range cmd.Reserve.Lines {
+	for _, l := range r.Lines {
 		p.queued[l.SKU]++
 	}
 	return true
@@ -81,12 +82,13 @@ func (p *perSKU) admit(cmd stockd.Command) bool {
 
 // release counts cmd's SKUs out once its batch formed.
 func (p *perSKU) release(cmd stockd.Command) {
-	if cmd.Kind != stockd.KindReserve {
+	r, ok := cmd.Op.(*stockd.Reserve)
+	if !ok {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, l := range cmd.Reserve.Lines {
+	for _, l := range r.Lines {
 		if p.queued[l.SKU]--; p.queued[l.SKU] <= 0 {
 			delete(p.queued, l.SKU)
 		}

@@ -62,10 +62,11 @@ func (s *soldOut) learn(cmds []stockd.Command, positions map[stockd.PositionKey]
 		}
 	}
 	for i := range cmds {
-		if cmds[i].Kind != stockd.KindReserve {
+		r, ok := cmds[i].Op.(*stockd.Reserve)
+		if !ok {
 			continue
 		}
-		for _, l := range cmds[i].Reserve.Lines {
+		for _, l := range r.Lines {
 			// A bundle's stock is its components'; a pool that falls back
 			// may be served from normal: an empty own key says nothing.
 			if elsewhere(l) {

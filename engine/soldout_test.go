@@ -14,20 +14,20 @@ import (
 )
 
 func reserveCmd(key, sku string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-		Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: sku, Quantity: q}}}}
+	return stockd.Command{IdempotencyKey: key, RequestHash: key,
+		Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: sku, Quantity: q}}}}
 }
 
 func receiveCmd(key, sku string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindReceive, IdempotencyKey: key, RequestHash: key,
-		Receive: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: q}}
+	return stockd.Command{IdempotencyKey: key, RequestHash: key,
+		Op: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: q}}
 }
 
 func mustSubmit(t *testing.T, e *engine.Engine, cmd stockd.Command) stockd.Result {
 	t.Helper()
 	res, err := e.Submit(ctx, cmd)
 	if err != nil {
-		t.Fatalf("%s: %v", cmd.Kind, err)
+		t.Fatalf("%s: %v", cmd.Kind(), err)
 	}
 	return res
 }

@@ -52,8 +52,8 @@ type reserveOne func(key, sku string) (bool, error)
 
 func engineReserve(e *engine.Engine) reserveOne {
 	return func(key, sku string) (bool, error) {
-		res, err := e.Submit(ctx, stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-			Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: sku, Quantity: 1}}}})
+		res, err := e.Submit(ctx, stockd.Command{IdempotencyKey: key, RequestHash: key,
+			Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: sku, Quantity: 1}}}})
 		if err != nil {
 			return false, err
 		}
@@ -120,10 +120,10 @@ func stampede(s store.Store, reserve reserveOne, sku string, stock int64) []stri
 func seed(t testing.TB, e *engine.Engine, sku string, stock int64) {
 	t.Helper()
 	for _, cmd := range []stockd.Command{
-		{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: sku}},
-		{Kind: stockd.KindReceive, Receive: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: stock}},
+		{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: sku}}},
+		{Op: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: stock}},
 	} {
-		cmd.IdempotencyKey, cmd.RequestHash = "seed-"+string(cmd.Kind)+"-"+sku, "seed"
+		cmd.IdempotencyKey, cmd.RequestHash = "seed-"+string(cmd.Kind())+"-"+sku, "seed"
 		res, err := e.Submit(ctx, cmd)
 		if err != nil || res.Err != nil {
 			t.Fatalf("seed %s: %v %v", sku, err, res.Err)
@@ -227,8 +227,8 @@ func TestOppositeLockOrders(t *testing.T) {
 								lines[0], lines[1] = lines[1], lines[0]
 							}
 							key := fmt.Sprintf("%s-%d", a, i)
-							res, err := e.Submit(ctx, stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-								Reserve: &stockd.Reserve{Lines: lines}})
+							res, err := e.Submit(ctx, stockd.Command{IdempotencyKey: key, RequestHash: key,
+								Op: &stockd.Reserve{Lines: lines}})
 							switch {
 							case err != nil:
 								t.Errorf("order %d: %v", i, err)

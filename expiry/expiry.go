@@ -159,7 +159,7 @@ func (w *Worker) RunOnce(ctx context.Context) (int, error) {
 
 func (w *Worker) expire(ctx context.Context, id string) error {
 	res, err := w.cfg.Engine.Submit(ctx, stockd.Command{
-		Kind: stockd.KindExpire, Actor: "expiry", Transition: &stockd.Transition{ReservationID: id},
+		Actor: "expiry", Op: &stockd.Transition{Action: stockd.KindExpire, ReservationID: id},
 	})
 	if err != nil {
 		return fmt.Errorf("expire %s: %w", id, err)

@@ -32,8 +32,8 @@ func TestRunOnceExpiresInBoundedBatches(t *testing.T) {
 		h.SKU("a")
 		h.Receive("a", "default", 100)
 		reserve := func(key string, ttl time.Duration, commit bool) string {
-			res := h.MustDo(stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-				Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 1}}, TTL: ttl, Commit: commit}})
+			res := h.MustDo(stockd.Command{IdempotencyKey: key, RequestHash: key,
+				Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 1}}, TTL: ttl, Commit: commit}})
 			return res.Reservation.ID
 		}
 		var due []string
@@ -92,8 +92,8 @@ func TestStartStop(t *testing.T) {
 		h := storetest.Harness{T: t, Store: s, Engine: e}
 		h.SKU("a")
 		h.Receive("a", "default", 1)
-		res := h.MustDo(stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: "k", RequestHash: "k",
-			Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 1}}, TTL: time.Second}})
+		res := h.MustDo(stockd.Command{IdempotencyKey: "k", RequestHash: "k",
+			Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 1}}, TTL: time.Second}})
 		w := expiry.New(expiry.Config{Store: s, Engine: e, Interval: 20 * time.Millisecond})
 		w.Start()
 		defer w.Stop()

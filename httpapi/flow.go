@@ -258,7 +258,7 @@ func (s *Server) createReturn(w http.ResponseWriter, r *http.Request) {
 				}
 				op.Lines = append(op.Lines, stockd.ReturnLine{SKU: l.SKU, Location: l.Location, Pool: l.Pool, Quantity: q})
 			}
-			return stockd.Command{Kind: stockd.KindReturn, Op: op}, nil
+			return stockd.Command{Op: op}, nil
 		},
 		answer: objectOut(returnOut),
 	})
@@ -276,7 +276,7 @@ func (s *Server) releaseQuarantine(w http.ResponseWriter, r *http.Request) {
 			if req.Reason != "" {
 				return stockd.Command{}, stockd.InvalidField("reason", "is for scrap only")
 			}
-			return stockd.Command{Kind: stockd.KindQuarantineRelease, Op: &stockd.QuarantineRelease{
+			return stockd.Command{Op: &stockd.QuarantineRelease{
 				Position: stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool}, Quantity: q, Reference: req.Reference,
 			}}, nil
 		},
@@ -293,7 +293,7 @@ func (s *Server) scrapQuarantine(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: stockd.KindQuarantineScrap, Op: &stockd.QuarantineScrap{
+			return stockd.Command{Op: &stockd.QuarantineScrap{
 				Position: stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool}, Quantity: q,
 				Reason: req.Reason, Reference: req.Reference,
 			}}, nil
@@ -311,7 +311,7 @@ func (s *Server) createMove(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: stockd.KindMove, Op: &stockd.StockMove{
+			return stockd.Command{Op: &stockd.StockMove{
 				Position: stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool}, Quantity: q,
 				From: req.From, To: req.To, Reference: req.Reference,
 			}}, nil
@@ -336,7 +336,7 @@ func (s *Server) createShipment(w http.ResponseWriter, r *http.Request) {
 				}
 				op.Lines = append(op.Lines, stockd.ShipmentLine{SKU: l.SKU, Location: l.Location, Pool: l.Pool, Quantity: q})
 			}
-			return stockd.Command{Kind: stockd.KindShipment, Op: op}, nil
+			return stockd.Command{Op: op}, nil
 		},
 		answer: objectOut(shipmentOut),
 	})
@@ -351,7 +351,7 @@ func (s *Server) createTransfer(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: stockd.KindTransfer, Op: &stockd.Transfer{
+			return stockd.Command{Op: &stockd.Transfer{
 				SKU: req.SKU, FromLocation: req.FromLocation, ToLocation: req.ToLocation, Pool: req.Pool,
 				Quantity: q, Reference: req.Reference,
 			}}, nil
@@ -376,7 +376,7 @@ func (s *Server) createTransferReceipt(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: stockd.KindTransferReceipt, Op: &stockd.TransferReceipt{
+			return stockd.Command{Op: &stockd.TransferReceipt{
 				TransferID: id, Quantity: q, Reference: req.Reference,
 			}}, nil
 		},
@@ -410,7 +410,7 @@ func (s *Server) createPurchaseOrder(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: stockd.KindPurchaseOrder, Op: &stockd.PurchaseOrder{
+			return stockd.Command{Op: &stockd.PurchaseOrder{
 				ID: req.ID, Supplier: req.Supplier, ExpectedAt: *req.ExpectedAt, Lines: lines, Reference: req.Reference,
 			}}, nil
 		},
@@ -446,7 +446,7 @@ func (s *Server) createPurchaseOrderReceipt(w http.ResponseWriter, r *http.Reque
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: stockd.KindPurchaseOrderReceipt, Op: &stockd.PurchaseOrderReceipt{
+			return stockd.Command{Op: &stockd.PurchaseOrderReceipt{
 				OrderID: id, Lines: lines, Reference: req.Reference,
 			}}, nil
 		},

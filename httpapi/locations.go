@@ -19,7 +19,7 @@ func (s *Server) createLocation(w http.ResponseWriter, r *http.Request) {
 				return stockd.Command{}, stockd.InvalidField("priority", "must be from 0 to %d", stockd.LocationPriorityMax)
 			}
 			inactive := req.Active != nil && !*req.Active
-			return stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: req.Location, Name: req.Name, Priority: int(priority), Inactive: inactive}}, nil
+			return stockd.Command{Op: &stockd.LocationCreate{Location: stockd.Location{ID: req.Location, Name: req.Name, Priority: int(priority), Inactive: inactive}}}, nil
 		},
 		answer: func(res stockd.Result) any { return locationOut(*res.Location) },
 	})

@@ -53,7 +53,7 @@ func (s *Server) mutateResource(w http.ResponseWriter, r *http.Request, param st
 				return stockd.Command{}, err
 			}
 			o := op(id)
-			return stockd.Command{Kind: o.Kind(), Op: o}, nil
+			return stockd.Command{Op: o}, nil
 		},
 		answer: answer,
 	})

@@ -113,7 +113,7 @@ func (s *Server) createBundle(w http.ResponseWriter, r *http.Request) {
 				}
 				op.Components = append(op.Components, stockd.BundleComponent{SKU: c.SKU, Quantity: *c.Quantity})
 			}
-			return stockd.Command{Kind: stockd.KindBundleCreate, Op: op}, nil
+			return stockd.Command{Op: op}, nil
 		},
 		answer: func(res stockd.Result) any {
 			var b stockd.Bundle
@@ -213,7 +213,7 @@ func (s *Server) setLimit(w http.ResponseWriter, r *http.Request) {
 			if req.WindowSeconds == nil {
 				return stockd.Command{}, stockd.InvalidField("window_seconds", "is required")
 			}
-			return stockd.Command{Kind: stockd.KindLimitSet, Op: &stockd.LimitSet{
+			return stockd.Command{Op: &stockd.LimitSet{
 				Scope: req.Scope, Target: req.Target,
 				MaxQuantityPerCustomer: *req.MaxQuantityPerCustomer, WindowSeconds: *req.WindowSeconds,
 			}}, nil

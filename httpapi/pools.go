@@ -136,7 +136,7 @@ func (s *Server) createPool(w http.ResponseWriter, r *http.Request) {
 				ID: req.Pool, Kind: req.Kind, Name: req.Name, FallbackToNormal: req.FallbackToNormal,
 				StartsAt: req.StartsAt, EndsAt: req.EndsAt,
 			}}
-			return stockd.Command{Kind: op.Kind(), Op: op}, nil
+			return stockd.Command{Op: op}, nil
 		},
 		answer: objectAnswer[Pool],
 	})
@@ -151,7 +151,7 @@ func (s *Server) createAllocation(w http.ResponseWriter, r *http.Request) {
 				return stockd.Command{}, stockd.InvalidField("quantity", "is required")
 			}
 			op := &stockd.Allocate{SKU: req.SKU, Location: req.Location, FromPool: req.FromPool, ToPool: req.ToPool, Quantity: *req.Quantity, Reference: req.Reference}
-			return stockd.Command{Kind: op.Kind(), Op: op}, nil
+			return stockd.Command{Op: op}, nil
 		},
 		answer: objectOut(func(a stockd.Allocation) Allocation {
 			return Allocation{
@@ -185,7 +185,7 @@ func (s *Server) updateLocation(w http.ResponseWriter, r *http.Request) {
 				priority := int(*req.Priority)
 				op.Priority = &priority
 			}
-			return stockd.Command{Kind: op.Kind(), Op: op}, nil
+			return stockd.Command{Op: op}, nil
 		},
 		answer: func(res stockd.Result) any { return locationOut(*res.Location) },
 	})
@@ -201,7 +201,7 @@ func (s *Server) updateSKU(w http.ResponseWriter, r *http.Request) {
 				return stockd.Command{}, verr
 			}
 			op := &stockd.SKUUpdate{ID: id, Name: req.Name, Deduction: req.Deduction, ApprovalThreshold: req.ApprovalThreshold}
-			return stockd.Command{Kind: op.Kind(), Op: op}, nil
+			return stockd.Command{Op: op}, nil
 		},
 		answer: func(res stockd.Result) any { return skuOut(*res.SKU) },
 	})

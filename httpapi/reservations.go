@@ -37,7 +37,7 @@ func (s *Server) createReservation(w http.ResponseWriter, r *http.Request) {
 			if err := s.limitSKUs(w, reserve.Lines); err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: stockd.KindReserve, Reserve: reserve}, nil
+			return stockd.Command{Op: reserve}, nil
 		},
 		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
 	})
@@ -97,7 +97,7 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Kind: kind, Transition: &stockd.Transition{ReservationID: id, Reason: release.Reason}}, nil
+			return stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason}}, nil
 		},
 		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
 	})

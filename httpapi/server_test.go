@@ -149,22 +149,22 @@ func TestCommandFromRequest(t *testing.T) {
 		t.Fatalf("%d commands, want 4", len(engine.cmds))
 	}
 	first, second := engine.cmds[0], engine.cmds[1]
-	if first.IdempotencyKey != "k1" || first.Actor != "alice" || first.Reserve.TTL != 30*time.Second || !first.Reserve.Commit {
-		t.Errorf("first command %+v %+v", first, first.Reserve)
+	if first.IdempotencyKey != "k1" || first.Actor != "alice" || first.Op.(*stockd.Reserve).TTL != 30*time.Second || !first.Op.(*stockd.Reserve).Commit {
+		t.Errorf("first command %+v %+v", first, first.Op)
 	}
-	if l := first.Reserve.Lines[0]; l != (stockd.LineRequest{SKU: "A", Quantity: 2, Pool: "vip"}) {
+	if l := first.Op.(*stockd.Reserve).Lines[0]; l != (stockd.LineRequest{SKU: "A", Quantity: 2, Pool: "vip"}) {
 		t.Errorf("line %+v: the location must stay empty for placement", l)
 	}
-	if second.Reserve.TTL != 0 || second.Actor != "" {
-		t.Errorf("absent ttl_seconds became %s, actor %q; want 0 (the domain's default) and none", second.Reserve.TTL, second.Actor)
+	if second.Op.(*stockd.Reserve).TTL != 0 || second.Actor != "" {
+		t.Errorf("absent ttl_seconds became %s, actor %q; want 0 (the domain's default) and none", second.Op.(*stockd.Reserve).TTL, second.Actor)
 	}
 	if len(first.RequestHash) != 64 || first.RequestHash == second.RequestHash {
 		t.Errorf("request hashes %q and %q", first.RequestHash, second.RequestHash)
 	}
-	if tr := engine.cmds[2].Transition; engine.cmds[2].Kind != stockd.KindRelease || tr.ReservationID != "r1" || tr.Reason != "" {
+	if tr := engine.cmds[2].Op.(*stockd.Transition); tr.Action != stockd.KindRelease || tr.ReservationID != "r1" || tr.Reason != "" {
 		t.Errorf("release without a body: %+v %+v", engine.cmds[2], tr)
 	}
-	if tr := engine.cmds[3].Transition; tr.Reason != stockd.ReleaseRiskRejected {
+	if tr := engine.cmds[3].Op.(*stockd.Transition); tr.Reason != stockd.ReleaseRiskRejected {
 		t.Errorf("release reason %q", tr.Reason)
 	}
 }

@@ -21,7 +21,7 @@ func (s *Server) createSKU(w http.ResponseWriter, r *http.Request) {
 				}
 				sku.ApprovalThreshold = *req.ApprovalThreshold
 			}
-			return stockd.Command{Kind: stockd.KindSKUCreate, SKU: sku}, nil
+			return stockd.Command{Op: &stockd.SKUCreate{SKU: *sku}}, nil
 		},
 		answer: func(res stockd.Result) any { return skuOut(*res.SKU) },
 	})

@@ -15,7 +15,7 @@ func (s *Server) createReceipt(w http.ResponseWriter, r *http.Request) {
 			if req.Quantity == nil {
 				return stockd.Command{}, stockd.InvalidField("quantity", "is required")
 			}
-			return stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{
+			return stockd.Command{Op: &stockd.Receive{
 				Position:  stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool},
 				Quantity:  *req.Quantity,
 				Reference: req.Reference,
@@ -51,7 +51,7 @@ func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
 			default:
 				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give delta, or set_on_hand with expected_on_hand")
 			}
-			return stockd.Command{Kind: stockd.KindAdjust, Adjust: adjust}, nil
+			return stockd.Command{Op: adjust}, nil
 		},
 		answer: func(res stockd.Result) any {
 			if res.Pending {

@@ -154,30 +154,11 @@ type AuditReader interface {
 	DocumentEach(ctx context.Context, kind string, fn func(stockd.Document) error) error
 }
 
-// Tx is one batch's transaction. The engine calls, in this order:
-// ReservationsLock, DocumentsLock, PositionsEnsure, PositionsLock, then the
-// unlocked reads, then Write and Commit. Locks are always taken
-// reservations first, then documents, then positions, each sorted, so that
-// concurrent batches never deadlock.
+// Tx is one batch's transaction: stockd.LoadBatch locks and reads through
+// it (in the order BatchReader describes), then the engine calls Write and
+// Commit.
 type Tx interface {
-	// ReservationsLock reads and locks the reservations with these ids,
-	// sorted; unknown ids are left out.
-	ReservationsLock(ctx context.Context, ids []string) ([]stockd.Reservation, error)
-	// PositionsEnsure creates, at zero, the positions that do not exist yet
-	// and whose SKU, location and pool do (normal, or a pool document);
-	// keys are sorted.
-	PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error
-	// DocumentsLock reads and locks the documents with these keys, sorted;
-	// missing ones are left out. A batch that creates a document another
-	// batch created meanwhile fails its Write with ErrRetry.
-	DocumentsLock(ctx context.Context, keys []stockd.DocKey) ([]stockd.Document, error)
-	// PositionsLock reads and locks every position of these SKUs, sorted.
-	PositionsLock(ctx context.Context, skus []string) ([]stockd.Position, error)
-	// SKUsGet returns those of ids that exist. SKUs are locked by their
-	// positions: a change to a SKU's settings locks the SKU's positions.
-	SKUsGet(ctx context.Context, ids []string) ([]stockd.SKU, error)
-	LocationList(ctx context.Context) ([]stockd.Location, error)
-	IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error)
+	stockd.BatchReader
 	// Write applies a batch's writes: new SKUs and locations, new positions,
 	// then counters, reservations, ledger entries and idempotency records.
 	Write(ctx context.Context, w *stockd.BatchWrites) error

@@ -286,14 +286,14 @@ func TestEngineRoundTrip(t *testing.T) {
 		t.Fatalf("create sku = %+v", sku)
 	}
 	h.do(receive("apple", 10))
-	reserved := h.do(stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: "order-1", RequestHash: "order-1",
-		Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "apple", Quantity: 3}}}})
+	reserved := h.do(stockd.Command{IdempotencyKey: "order-1", RequestHash: "order-1",
+		Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "apple", Quantity: 3}}}})
 	r := reserved.Reservation
 	if r == nil || r.Status != stockd.StatusPending {
 		t.Fatalf("reserve = %+v, want pending", reserved)
 	}
-	confirmed := h.do(stockd.Command{Kind: stockd.KindConfirm, IdempotencyKey: "confirm-1", RequestHash: "confirm-1",
-		Transition: &stockd.Transition{ReservationID: r.ID}})
+	confirmed := h.do(stockd.Command{IdempotencyKey: "confirm-1", RequestHash: "confirm-1",
+		Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: r.ID}})
 	if confirmed.Reservation == nil || confirmed.Reservation.Status != stockd.StatusConfirmed {
 		t.Fatalf("confirm = %+v, want confirmed", confirmed)
 	}
@@ -383,20 +383,20 @@ func (h *harness) do(cmd stockd.Command) stockd.Result {
 	h.t.Helper()
 	res, err := h.engine.Submit(context.Background(), cmd)
 	if err != nil || res.Err != nil {
-		h.t.Fatalf("%s: %+v, %v", cmd.Kind, res.Err, err)
+		h.t.Fatalf("%s: %+v, %v", cmd.Kind(), res.Err, err)
 	}
 	return res
 }
 
 func skuCreate(id string) stockd.Command {
-	return stockd.Command{Kind: stockd.KindSKUCreate, IdempotencyKey: "sku-" + id, RequestHash: "sku-" + id,
-		SKU: &stockd.SKU{ID: id}}
+	return stockd.Command{IdempotencyKey: "sku-" + id, RequestHash: "sku-" + id,
+		Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: id}}}
 }
 
 func receive(sku string, quantity int64) stockd.Command {
 	key := fmt.Sprintf("receive-%s-%d", sku, quantity)
-	return stockd.Command{Kind: stockd.KindReceive, IdempotencyKey: key, RequestHash: key,
-		Receive: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: quantity}}
+	return stockd.Command{IdempotencyKey: key, RequestHash: key,
+		Op: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: quantity}}
 }
 
 func rollback(t *testing.T, tx store.Tx) {
@@ -428,8 +428,8 @@ func BenchmarkBatchReserve(b *testing.B) {
 			for n := range b.N {
 				for i := range cmds {
 					key := fmt.Sprintf("r-%d-%d", n, i)
-					cmds[i] = stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: key, RequestHash: key,
-						Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "hot", Quantity: 1}}}}
+					cmds[i] = stockd.Command{IdempotencyKey: key, RequestHash: key,
+						Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "hot", Quantity: 1}}}}
 					if verr := cmds[i].Normalize(); verr != nil {
 						b.Fatal(verr)
 					}

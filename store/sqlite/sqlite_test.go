@@ -459,15 +459,15 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("reserve: status %s, want pending", reserved.Status)
 	}
 	confirmed := submit(t, e, stockd.Command{
-		Kind: stockd.KindConfirm, IdempotencyKey: "confirm-1", RequestHash: "confirm-1",
-		Transition: &stockd.Transition{ReservationID: reserved.ID},
+		IdempotencyKey: "confirm-1", RequestHash: "confirm-1",
+		Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: reserved.ID},
 	}).Reservation
 	if confirmed.Status != stockd.StatusConfirmed {
 		t.Fatalf("confirm: status %s, want confirmed", confirmed.Status)
 	}
 	shortCmd := reserve("A", 2)
 	shortCmd.IdempotencyKey, shortCmd.RequestHash = "reserve-short", "reserve-short"
-	shortCmd.Reserve.TTL = time.Second
+	shortCmd.Op.(*stockd.Reserve).TTL = time.Second
 	short := submit(t, e, shortCmd).Reservation
 
 	// A replay answers from the stored record, through IdempotencyGet.
@@ -616,32 +616,32 @@ func submit(t *testing.T, e *engine.Engine, cmd stockd.Command) stockd.Result {
 	t.Helper()
 	r, err := e.Submit(context.Background(), cmd)
 	if err != nil {
-		t.Fatalf("submit %s: %v", cmd.Kind, err)
+		t.Fatalf("submit %s: %v", cmd.Kind(), err)
 	}
 	if r.Err != nil {
-		t.Fatalf("submit %s: %v", cmd.Kind, r.Err)
+		t.Fatalf("submit %s: %v", cmd.Kind(), r.Err)
 	}
 	return r
 }
 
 func skuCreate(id string) stockd.Command {
 	return stockd.Command{
-		Kind: stockd.KindSKUCreate, IdempotencyKey: "sku-" + id, RequestHash: "sku-" + id,
-		SKU: &stockd.SKU{ID: id, Name: "SKU " + id},
+		IdempotencyKey: "sku-" + id, RequestHash: "sku-" + id,
+		Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: id, Name: "SKU " + id}},
 	}
 }
 
 func receive(sku string, quantity int64) stockd.Command {
 	return stockd.Command{
-		Kind: stockd.KindReceive, IdempotencyKey: "receive-" + sku, RequestHash: "receive-" + sku,
-		Receive: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: quantity},
+		IdempotencyKey: "receive-" + sku, RequestHash: "receive-" + sku,
+		Op: &stockd.Receive{Position: stockd.PositionKey{SKU: sku}, Quantity: quantity},
 	}
 }
 
 func reserve(sku string, quantity int64) stockd.Command {
 	return stockd.Command{
-		Kind: stockd.KindReserve, IdempotencyKey: "reserve-" + sku, RequestHash: "reserve-" + sku,
-		Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: sku, Quantity: quantity}}},
+		IdempotencyKey: "reserve-" + sku, RequestHash: "reserve-" + sku,
+		Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: sku, Quantity: quantity}}},
 	}
 }
 

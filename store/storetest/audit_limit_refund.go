@@ -10,7 +10,7 @@ import (
 // committedBy reserves and confirms lines in one step for a customer.
 func (h *Harness) committedBy(customer string, lines ...stockd.LineRequest) stockd.Reservation {
 	h.T.Helper()
-	res := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: lines, CustomerID: customer, Commit: true}})
+	res := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: lines, CustomerID: customer, Commit: true}})
 	return *res.Reservation
 }
 
@@ -132,7 +132,7 @@ func testLimitPartialRefundRace(t *testing.T, h *Harness) {
 		if i == tries {
 			return returnCmd(r.ID, false, returnLine("lim", refunded))
 		}
-		return stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("lim", 1)}, CustomerID: "c1"}}
+		return stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("lim", 1)}, CustomerID: "c1"}}
 	})
 	if results[tries].Err != nil {
 		t.Fatalf("refund: %v", results[tries].Err)

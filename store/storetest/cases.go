@@ -25,7 +25,7 @@ func testCatalogue(t *testing.T, h *Harness) {
 	if _, err := h.Store.SKUGet(ctx, "pear"); !isNotFound(err) {
 		t.Fatalf("SKUGet(unknown) error = %v, want ErrNotFound", err)
 	}
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: "apple"}}), stockd.CodeAlreadyExists)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: "apple"}}}), stockd.CodeAlreadyExists)
 	h.Location("w2", 5)
 	h.Location("w1", 5)
 	locs, err := h.Store.LocationList(ctx)
@@ -44,9 +44,9 @@ func testReceivePositions(t *testing.T, h *Harness) {
 	h.Receive("a", "far", 5)
 	h.Receive("a", "near", 2)
 	h.Receive("a", "near", 3)
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Receive{
 		Position: stockd.PositionKey{SKU: "ghost"}, Quantity: 1}}), stockd.CodeUnknownSKU)
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Receive{
 		Position: stockd.PositionKey{SKU: "a", Location: "nowhere"}, Quantity: 1}}), stockd.CodeUnknownLocation)
 	ps, err := h.Store.PositionListBySKU(ctx, "a")
 	if err != nil {
@@ -80,12 +80,12 @@ func testReservationLifecycle(t *testing.T, h *Harness) {
 		t.Fatalf("confirm again: %+v, want unchanged", got)
 	}
 	WantCode(t, h.Transition(stockd.KindRelease, r1.ID), stockd.CodeInvalidTransition)
-	h.MustDo(stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: r2.ID, Reason: stockd.ReleasePaymentFailed}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: r2.ID, Reason: stockd.ReleasePaymentFailed}})
 	if got := h.Transition(stockd.KindRelease, r2.ID); got.Err != nil || got.Reservation.Status != stockd.StatusReleased {
 		t.Fatalf("release again: %+v, want unchanged", got)
 	}
 	WantCode(t, h.Transition(stockd.KindConfirm, r2.ID), stockd.CodeInvalidTransition)
-	if got := h.MustDo(stockd.Command{Kind: stockd.KindFulfil, Transition: &stockd.Transition{ReservationID: r1.ID}}); got.Reservation.Status != stockd.StatusFulfilled {
+	if got := h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: r1.ID}}); got.Reservation.Status != stockd.StatusFulfilled {
 		t.Fatalf("fulfil: %+v", got)
 	}
 	WantCode(t, h.Transition(stockd.KindFulfil, r3.ID), stockd.CodeInvalidTransition)
@@ -116,9 +116,9 @@ func testReservationLifecycle(t *testing.T, h *Harness) {
 func testReservationListDue(t *testing.T, h *Harness) {
 	h.SKU("a")
 	h.Receive("a", "default", 10)
-	short := h.Do(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 1)}, TTL: time.Minute}}).Reservation
-	long := h.Do(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 1)}, TTL: time.Hour}}).Reservation
-	confirmed := h.Do(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 1)}, TTL: time.Second, Commit: true}}).Reservation
+	short := h.Do(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 1)}, TTL: time.Minute}}).Reservation
+	long := h.Do(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 1)}, TTL: time.Hour}}).Reservation
+	confirmed := h.Do(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 1)}, TTL: time.Second, Commit: true}}).Reservation
 	if confirmed.Status != stockd.StatusConfirmed {
 		t.Fatalf("commit reserve status = %s", confirmed.Status)
 	}
@@ -132,7 +132,7 @@ func testReservationListDue(t *testing.T, h *Harness) {
 	}
 	h.Clock.Advance(2 * time.Hour)
 	for _, id := range []string{short.ID, long.ID} {
-		if got := h.MustDo(stockd.Command{Kind: stockd.KindExpire, Transition: &stockd.Transition{ReservationID: id}}).Reservation; got.Status != stockd.StatusExpired {
+		if got := h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindExpire, ReservationID: id}}).Reservation; got.Status != stockd.StatusExpired {
 			t.Fatalf("expire %s: %s", id, got.Status)
 		}
 	}
@@ -174,8 +174,8 @@ func testLedgerList(t *testing.T, h *Harness) {
 func testIdempotencySurvivesRestart(t *testing.T, h *Harness) {
 	h.SKU("a")
 	h.Receive("a", "default", 5)
-	cmd := stockd.Command{Kind: stockd.KindReserve, IdempotencyKey: "order-1", RequestHash: "h1",
-		Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 2)}}}
+	cmd := stockd.Command{IdempotencyKey: "order-1", RequestHash: "h1",
+		Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 2)}}}
 	first := h.MustDo(cmd)
 	other := engine.New(engine.Config{Store: h.Store, Now: h.Clock.Now})
 	defer other.Close()

@@ -79,7 +79,7 @@ func (h *Harness) wantCounters(sku, location string, want stockd.Counters) {
 }
 
 func returnCmd(reservation string, restock bool, lines ...stockd.ReturnLine) stockd.Command {
-	return stockd.Command{Kind: stockd.KindReturn, Op: &stockd.Return{ReservationID: reservation, Lines: lines, Restock: restock}}
+	return stockd.Command{Op: &stockd.Return{ReservationID: reservation, Lines: lines, Restock: restock}}
 }
 
 func returnLine(sku string, q int64) stockd.ReturnLine {
@@ -89,7 +89,7 @@ func returnLine(sku string, q int64) stockd.ReturnLine {
 // committed reserves and confirms q of sku in one step.
 func (h *Harness) committed(sku string, q int64) stockd.Reservation {
 	h.T.Helper()
-	res := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line(sku, q)}, Commit: true}})
+	res := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line(sku, q)}, Commit: true}})
 	return *res.Reservation
 }
 
@@ -133,7 +133,7 @@ func testFlowRefund(t *testing.T, h *Harness) {
 
 	partial := h.committed("a", 4)
 	h.MustDo(returnCmd(partial.ID, false, returnLine("a", 1)))
-	h.MustDo(stockd.Command{Kind: stockd.KindFulfil, Transition: &stockd.Transition{ReservationID: partial.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: partial.ID}})
 	h.wantCounters("a", "default", stockd.Counters{OnHand: 7})
 	// A pending reservation is released, not refunded.
 	pending := h.Reserve(line("a", 1)).Reservation
@@ -170,7 +170,7 @@ func testFlowReturn(t *testing.T, h *Harness) {
 	h.Receive("a", "default", 10)
 	r := h.committed("a", 5)
 	WantCode(t, h.Transition(stockd.KindFulfil, "no-such-id"), stockd.CodeNotFound)
-	h.MustDo(stockd.Command{Kind: stockd.KindFulfil, Transition: &stockd.Transition{ReservationID: r.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: r.ID}})
 	h.wantCounters("a", "default", stockd.Counters{OnHand: 5})
 
 	first := h.doKey("return-1", returnCmd(r.ID, false, returnLine("a", 2)))
@@ -195,15 +195,15 @@ func testFlowReturn(t *testing.T, h *Harness) {
 }
 
 func quarantineRelease(sku string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindQuarantineRelease, Op: &stockd.QuarantineRelease{Position: stockd.PositionKey{SKU: sku}, Quantity: q}}
+	return stockd.Command{Op: &stockd.QuarantineRelease{Position: stockd.PositionKey{SKU: sku}, Quantity: q}}
 }
 
 func quarantineScrap(sku string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindQuarantineScrap, Op: &stockd.QuarantineScrap{Position: stockd.PositionKey{SKU: sku}, Quantity: q}}
+	return stockd.Command{Op: &stockd.QuarantineScrap{Position: stockd.PositionKey{SKU: sku}, Quantity: q}}
 }
 
 func stockMove(sku, from, to string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindMove, Op: &stockd.StockMove{Position: stockd.PositionKey{SKU: sku}, From: from, To: to, Quantity: q}}
+	return stockd.Command{Op: &stockd.StockMove{Position: stockd.PositionKey{SKU: sku}, From: from, To: to, Quantity: q}}
 }
 
 // testFlowQuarantine: quarantined units are released back to available or
@@ -261,12 +261,12 @@ func testFlowMoves(t *testing.T, h *Harness) {
 // with no hold, refused when available is short; other SKUs ship through
 // fulfil.
 func testFlowShipment(t *testing.T, h *Harness) {
-	h.MustDo(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: "s", Deduction: stockd.DeductionAtShipment}})
+	h.MustDo(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: "s", Deduction: stockd.DeductionAtShipment}}})
 	h.SKU("o")
 	h.Receive("s", "default", 5)
 	h.Receive("o", "default", 5)
 	ship := func(sku string, q int64) stockd.Command {
-		return stockd.Command{Kind: stockd.KindShipment, Op: &stockd.Shipment{Lines: []stockd.ShipmentLine{{SKU: sku, Quantity: q}}}}
+		return stockd.Command{Op: &stockd.Shipment{Lines: []stockd.ShipmentLine{{SKU: sku, Quantity: q}}}}
 	}
 	first := h.doKey("ship-1", ship("s", 3))
 	receipt := object[stockd.ShipmentReceipt](t, first)
@@ -291,11 +291,11 @@ func testFlowShipment(t *testing.T, h *Harness) {
 }
 
 func transferCmd(sku, from, to string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindTransfer, Op: &stockd.Transfer{SKU: sku, FromLocation: from, ToLocation: to, Quantity: q}}
+	return stockd.Command{Op: &stockd.Transfer{SKU: sku, FromLocation: from, ToLocation: to, Quantity: q}}
 }
 
 func transferReceipt(id string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindTransferReceipt, Op: &stockd.TransferReceipt{TransferID: id, Quantity: q}}
+	return stockd.Command{Op: &stockd.TransferReceipt{TransferID: id, Quantity: q}}
 }
 
 // testFlowTransfer: a transfer takes available stock out of the source
@@ -306,7 +306,7 @@ func testFlowTransfer(t *testing.T, h *Harness) {
 	h.SKU("a")
 	h.Location("L1", 1)
 	h.Location("L2", 2)
-	h.MustDo(stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: "closed", Inactive: true}})
+	h.MustDo(stockd.Command{Op: &stockd.LocationCreate{Location: stockd.Location{ID: "closed", Inactive: true}}})
 	h.Receive("a", "L1", 10)
 	h.Reserve(stockd.LineRequest{SKU: "a", Quantity: 4, Location: "L1"})
 
@@ -382,7 +382,7 @@ func testFlowTransfer(t *testing.T, h *Harness) {
 }
 
 func transferCancel(id string) stockd.Command {
-	return stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id}}
+	return stockd.Command{Op: &stockd.TransferCancel{TransferID: id}}
 }
 
 func mustMarshal(t testing.TB, v any) []byte {
@@ -418,17 +418,17 @@ func testFlowTransferReceiptRace(t *testing.T, h *Harness) {
 }
 
 func poCmd(id string, lines ...stockd.POLineRequest) stockd.Command {
-	return stockd.Command{Kind: stockd.KindPurchaseOrder, Op: &stockd.PurchaseOrder{
+	return stockd.Command{Op: &stockd.PurchaseOrder{
 		ID: id, Supplier: "Acme", ExpectedAt: time.Date(2026, 12, 10, 0, 0, 0, 0, time.UTC), Lines: lines,
 	}}
 }
 
 func poReceipt(id string, lines ...stockd.POLineRequest) stockd.Command {
-	return stockd.Command{Kind: stockd.KindPurchaseOrderReceipt, Op: &stockd.PurchaseOrderReceipt{OrderID: id, Lines: lines}}
+	return stockd.Command{Op: &stockd.PurchaseOrderReceipt{OrderID: id, Lines: lines}}
 }
 
 func poCancel(id string) stockd.Command {
-	return stockd.Command{Kind: stockd.KindPurchaseOrderCancel, Op: &stockd.PurchaseOrderCancel{OrderID: id}}
+	return stockd.Command{Op: &stockd.PurchaseOrderCancel{OrderID: id}}
 }
 
 // testFlowPurchaseOrder: open quantity shows as incoming (never sellable);

@@ -79,7 +79,7 @@ func (r *flowRun) submit(t *rapid.T, cmd stockd.Command) stockd.Result {
 	cmd.RequestHash = cmd.IdempotencyKey
 	res, err := r.h.Engine.Submit(context.Background(), cmd)
 	if err != nil {
-		t.Fatalf("%s: %v", cmd.Kind, err)
+		t.Fatalf("%s: %v", cmd.Kind(), err)
 	}
 	if !res.Unstored {
 		answer, _ := json.Marshal(res)
@@ -116,14 +116,14 @@ func pick[V any](t *rapid.T, m map[string]V, label string) (string, V) {
 func (r *flowRun) receive(t *rapid.T) {
 	k := r.position(t)
 	q := rapid.Int64Range(1, 20).Draw(t, "quantity")
-	expect(t, "receive", r.submit(t, stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{Position: k, Quantity: q}}), "")
+	expect(t, "receive", r.submit(t, stockd.Command{Op: &stockd.Receive{Position: k, Quantity: q}}), "")
 	r.model.add(k, stockd.Counters{OnHand: q})
 }
 
 func (r *flowRun) sell(t *rapid.T) {
 	k := r.position(t)
 	q := rapid.Int64Range(1, 8).Draw(t, "quantity")
-	res := r.submit(t, stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{
+	res := r.submit(t, stockd.Command{Op: &stockd.Reserve{
 		Lines: []stockd.LineRequest{{SKU: k.SKU, Location: k.Location, Quantity: q}}, Commit: true,
 	}})
 	if r.model.counters[k].Available() < q {
@@ -137,7 +137,7 @@ func (r *flowRun) sell(t *rapid.T) {
 
 func (r *flowRun) fulfil(t *rapid.T) {
 	id, res := pick(t, r.model.reservations, "reservation")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindFulfil, Transition: &stockd.Transition{ReservationID: id}})
+	got := r.submit(t, stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: id}})
 	switch res.status {
 	case stockd.StatusConfirmed:
 		expect(t, "fulfil", got, "")
@@ -155,7 +155,7 @@ func (r *flowRun) giveBack(t *rapid.T) {
 	id, res := pick(t, r.model.reservations, "reservation")
 	q := rapid.Int64Range(1, 5).Draw(t, "quantity")
 	restock := rapid.Bool().Draw(t, "restock")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindReturn, Op: &stockd.Return{
+	got := r.submit(t, stockd.Command{Op: &stockd.Return{
 		ReservationID: id, Restock: restock, Lines: []stockd.ReturnLine{{SKU: res.key.SKU, Quantity: q}},
 	}})
 	switch res.status {
@@ -197,11 +197,11 @@ func (r *flowRun) quarantine(t *rapid.T) {
 		if step == "unquarantine" {
 			from, to = to, from
 		}
-		cmd = stockd.Command{Kind: stockd.KindMove, Op: &stockd.StockMove{Position: k, From: from, To: to, Quantity: q}}
+		cmd = stockd.Command{Op: &stockd.StockMove{Position: k, From: from, To: to, Quantity: q}}
 	case "release":
-		cmd = stockd.Command{Kind: stockd.KindQuarantineRelease, Op: &stockd.QuarantineRelease{Position: k, Quantity: q}}
+		cmd = stockd.Command{Op: &stockd.QuarantineRelease{Position: k, Quantity: q}}
 	case "scrap":
-		cmd = stockd.Command{Kind: stockd.KindQuarantineScrap, Op: &stockd.QuarantineScrap{Position: k, Quantity: q}}
+		cmd = stockd.Command{Op: &stockd.QuarantineScrap{Position: k, Quantity: q}}
 	}
 	got := r.submit(t, cmd)
 	c := r.model.counters[k]
@@ -230,7 +230,7 @@ func (r *flowRun) transfer(t *rapid.T) {
 		from, to = to, from
 	}
 	q := rapid.Int64Range(1, 8).Draw(t, "quantity")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindTransfer, Op: &stockd.Transfer{SKU: sku, FromLocation: from, ToLocation: to, Quantity: q}})
+	got := r.submit(t, stockd.Command{Op: &stockd.Transfer{SKU: sku, FromLocation: from, ToLocation: to, Quantity: q}})
 	fk := stockd.PositionKey{SKU: sku, Location: from, Pool: stockd.PoolDefault}
 	tk := stockd.PositionKey{SKU: sku, Location: to, Pool: stockd.PoolDefault}
 	if r.model.counters[fk].Available() < q {
@@ -250,7 +250,7 @@ func (r *flowRun) transfer(t *rapid.T) {
 func (r *flowRun) transferReceipt(t *rapid.T) {
 	id, tr := pick(t, r.model.transfers, "transfer")
 	q := rapid.Int64Range(1, 5).Draw(t, "quantity")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindTransferReceipt, Op: &stockd.TransferReceipt{TransferID: id, Quantity: q}})
+	got := r.submit(t, stockd.Command{Op: &stockd.TransferReceipt{TransferID: id, Quantity: q}})
 	if q > tr.outstanding {
 		expect(t, "transfer receipt", got, stockd.CodeQuantityExceeded)
 		return
@@ -262,7 +262,7 @@ func (r *flowRun) transferReceipt(t *rapid.T) {
 
 func (r *flowRun) transferCancel(t *rapid.T) {
 	id, tr := pick(t, r.model.transfers, "transfer")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindTransferCancel, Op: &stockd.TransferCancel{TransferID: id}})
+	got := r.submit(t, stockd.Command{Op: &stockd.TransferCancel{TransferID: id}})
 	if !tr.cancelled && tr.outstanding == 0 {
 		expect(t, "cancel of a received transfer", got, stockd.CodeUnprocessable)
 		return
@@ -278,7 +278,7 @@ func (r *flowRun) transferCancel(t *rapid.T) {
 func (r *flowRun) order(t *rapid.T) {
 	k := r.position(t)
 	q := rapid.Int64Range(1, 10).Draw(t, "quantity")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindPurchaseOrder, Op: &stockd.PurchaseOrder{
+	got := r.submit(t, stockd.Command{Op: &stockd.PurchaseOrder{
 		Supplier: "Acme", ExpectedAt: time.Date(2026, 12, 24, 0, 0, 0, 0, time.UTC),
 		Lines: []stockd.POLineRequest{{SKU: k.SKU, Location: k.Location, Quantity: q}},
 	}})
@@ -294,7 +294,7 @@ func (r *flowRun) order(t *rapid.T) {
 func (r *flowRun) orderReceipt(t *rapid.T) {
 	id, o := pick(t, r.model.orders, "order")
 	q := rapid.Int64Range(1, 6).Draw(t, "quantity")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindPurchaseOrderReceipt, Op: &stockd.PurchaseOrderReceipt{
+	got := r.submit(t, stockd.Command{Op: &stockd.PurchaseOrderReceipt{
 		OrderID: id, Lines: []stockd.POLineRequest{{SKU: o.key.SKU, Location: o.key.Location, Quantity: q}},
 	}})
 	if o.cancelled || q > o.open {
@@ -308,7 +308,7 @@ func (r *flowRun) orderReceipt(t *rapid.T) {
 
 func (r *flowRun) orderCancel(t *rapid.T) {
 	id, o := pick(t, r.model.orders, "order")
-	got := r.submit(t, stockd.Command{Kind: stockd.KindPurchaseOrderCancel, Op: &stockd.PurchaseOrderCancel{OrderID: id}})
+	got := r.submit(t, stockd.Command{Op: &stockd.PurchaseOrderCancel{OrderID: id}})
 	if !o.cancelled && o.open == 0 {
 		expect(t, "cancel of a received order", got, stockd.CodeUnprocessable)
 		return
@@ -333,7 +333,7 @@ func (r *flowRun) replay(t *rapid.T) {
 	}
 	again, _ := json.Marshal(res)
 	if !res.Replayed || string(again) != string(old.answer) {
-		t.Fatalf("replay of %s answered %s (replayed %v), first answer was %s", old.cmd.Kind, again, res.Replayed, old.answer)
+		t.Fatalf("replay of %s answered %s (replayed %v), first answer was %s", old.cmd.Kind(), again, res.Replayed, old.answer)
 	}
 }
 
@@ -387,7 +387,7 @@ func testFlowProperty(t *testing.T, h *Harness) {
 			orders:       map[string]*flowOrder{},
 		}}
 		for _, sku := range r.skus() {
-			r.submit(rt, stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: sku}})
+			r.submit(rt, stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: sku}}})
 		}
 		rt.Repeat(map[string]func(*rapid.T){
 			"receive":          r.receive,

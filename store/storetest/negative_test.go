@@ -97,7 +97,7 @@ func naiveLimitReserve(t *testing.T, h *Harness, sku, customer string) (check fu
 	}
 	act = func(i int) error {
 		key := fmt.Sprintf("naive-%s-%d", sku, i)
-		res, err := h.submit(key, "", stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line(sku, 1)}}})
+		res, err := h.submit(key, "", stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line(sku, 1)}}})
 		if err != nil || res.Err != nil {
 			return fmt.Errorf("naive reserve: %v %v", err, res.Err)
 		}

@@ -40,7 +40,7 @@ func (h *Harness) reserveWith(opt func(*stockd.Reserve), lines ...stockd.LineReq
 	if opt != nil {
 		opt(r)
 	}
-	return h.Do(stockd.Command{Kind: stockd.KindReserve, Reserve: r})
+	return h.Do(stockd.Command{Op: r})
 }
 
 func strategy(s string) func(*stockd.Reserve) { return func(r *stockd.Reserve) { r.Strategy = s } }
@@ -58,7 +58,7 @@ func inPool(sku, pool string, q int64) stockd.LineRequest {
 // receiveInto receives stock straight into a position of any pool.
 func (h *Harness) receiveInto(k stockd.PositionKey, q int64) {
 	h.T.Helper()
-	h.MustDo(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{Position: k, Quantity: q}})
+	h.MustDo(stockd.Command{Op: &stockd.Receive{Position: k, Quantity: q}})
 }
 
 // wantLines fails t unless the reservation holds exactly want, in order.
@@ -92,7 +92,7 @@ func testOrderStrategies(t *testing.T, h *Harness) {
 	}
 	h.Location("near", 1)
 	h.Location("far", 5)
-	h.MustDo(stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: "off", Priority: 0, Inactive: true}})
+	h.MustDo(stockd.Command{Op: &stockd.LocationCreate{Location: stockd.Location{ID: "off", Priority: 0, Inactive: true}}})
 	h.Receive("a", "near", 3)
 	h.Receive("a", "far", 5)
 	h.Receive("a", "off", 10)
@@ -170,7 +170,7 @@ func testOrderPools(t *testing.T, h *Harness) {
 	}
 	// A pool nobody created holds nothing: a campaign created later under
 	// its name would not find stock received before.
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Receive{
 		Position: stockd.PositionKey{SKU: "a", Location: "default", Pool: "nodoc"}, Quantity: 1}}), stockd.CodeUnknownPool)
 	h.MustDo(allocateCommand("a", "", "", "promo", 1)) // campaigns are stocked by allocation only
 	WantCode(t, h.Reserve(inPool("a", "promo", 1)), stockd.CodeCampaignNotActive)
@@ -190,7 +190,7 @@ func testOrderPools(t *testing.T, h *Harness) {
 // that commits at once; an at_shipment SKU is never held.
 func testOrderDeductionTiming(t *testing.T, h *Harness) {
 	for _, s := range []stockd.SKU{{ID: "pay", Deduction: stockd.DeductionAtPayment}, {ID: "ship", Deduction: stockd.DeductionAtShipment}} {
-		h.MustDo(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &s})
+		h.MustDo(stockd.Command{Op: &stockd.SKUCreate{SKU: s}})
 		h.Receive(s.ID, "default", 5)
 	}
 	commit := func(r *stockd.Reserve) { r.Commit = true }
@@ -210,7 +210,7 @@ func testOrderDeductionTiming(t *testing.T, h *Harness) {
 }
 
 func defineBundle(bundle string, comps ...stockd.BundleComponent) stockd.Command {
-	return stockd.Command{Kind: stockd.KindBundleCreate, Op: &stockd.BundleCreate{Bundle: bundle, Components: comps}}
+	return stockd.Command{Op: &stockd.BundleCreate{Bundle: bundle, Components: comps}}
 }
 
 // testOrderBundles: a bundle is defined once over existing, non-bundle
@@ -245,7 +245,7 @@ func testOrderBundles(t *testing.T, h *Harness) {
 	if c := h.Counters("kit", "default"); c != (stockd.Counters{}) {
 		t.Fatalf("bundle SKU holds %+v, want nothing", c)
 	}
-	h.MustDo(stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: r.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: r.ID}})
 	WantCode(t, h.Reserve(line("kit", 3)), stockd.CodeInsufficientStock)
 	wantLines(t, h.Reserve(line("kit", 1)),
 		stockd.ReservationLine{SKU: "x", Location: "default", Pool: "normal", Quantity: 2, Bundle: "kit"},
@@ -270,7 +270,7 @@ func (h *Harness) replicas(n int) []*engine.Engine {
 func (h *Harness) race(n int, reserve func(i int) *stockd.Reserve) []stockd.Result {
 	h.T.Helper()
 	return h.raceCommands(n, func(i int) stockd.Command {
-		return stockd.Command{Kind: stockd.KindReserve, Reserve: reserve(i)}
+		return stockd.Command{Op: reserve(i)}
 	})
 }
 
@@ -349,7 +349,7 @@ func testOrderBundleRace(t *testing.T, h *Harness) {
 }
 
 func setLimit(scope, target string, max, windowSeconds int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindLimitSet, Op: &stockd.LimitSet{Scope: scope, Target: target, MaxQuantityPerCustomer: max, WindowSeconds: windowSeconds}}
+	return stockd.Command{Op: &stockd.LimitSet{Scope: scope, Target: target, MaxQuantityPerCustomer: max, WindowSeconds: windowSeconds}}
 }
 
 // testOrderLimits: a customer's pending and confirmed quantity within the
@@ -380,12 +380,12 @@ func testOrderLimits(t *testing.T, h *Harness) {
 	if second.Err != nil {
 		t.Fatal(second.Err)
 	}
-	h.MustDo(stockd.Command{Kind: stockd.KindConfirm, Transition: &stockd.Transition{ReservationID: second.Reservation.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: second.Reservation.ID}})
 	WantCode(t, h.reserveWith(c1, line("lim", 1)), stockd.CodePurchaseLimitExceeded)
 	h.reserveWith(customer("c2"), line("lim", 3))
 	h.Reserve(line("lim", 5))
 	// A release gives the quantity back; a confirmed one stays counted.
-	h.MustDo(stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: first.Reservation.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: first.Reservation.ID}})
 	if res := h.reserveWith(c1, line("lim", 2)); res.Err != nil {
 		t.Fatalf("after release: %v", res.Err)
 	}
@@ -404,7 +404,7 @@ func testOrderLimits(t *testing.T, h *Harness) {
 	}
 	WantCode(t, h.reserveWith(c3, inPool("lim", "drop", 1)), stockd.CodePurchaseLimitExceeded)
 	h.Clock.Advance(time.Minute)
-	h.MustDo(stockd.Command{Kind: stockd.KindExpire, Transition: &stockd.Transition{ReservationID: short.Reservation.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindExpire, ReservationID: short.Reservation.ID}})
 	if res := h.reserveWith(c3, inPool("lim", "drop", 1)); res.Err != nil {
 		t.Fatalf("after expiry: %v", res.Err)
 	}

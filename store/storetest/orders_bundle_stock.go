@@ -9,7 +9,7 @@ import (
 // BundleSKU creates a bundle SKU, which holds no stock of its own.
 func (h *Harness) BundleSKU(id string) {
 	h.T.Helper()
-	h.MustDo(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: id, Bundle: true}})
+	h.MustDo(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: id, Bundle: true}}})
 }
 
 // testOrderBundleHoldsNoStock: a bundle's stock is its components'. Stock
@@ -25,10 +25,10 @@ func testOrderBundleHoldsNoStock(t *testing.T, h *Harness) {
 	h.Receive("x", "default", 5)
 
 	kit := stockd.PositionKey{SKU: "kit", Location: "default"}
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{line("kit", 1)}}}), stockd.CodeUnprocessable)
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{Position: kit, Quantity: 1}}), stockd.CodeUnprocessable)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("kit", 1)}}}), stockd.CodeUnprocessable)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Receive{Position: kit, Quantity: 1}}), stockd.CodeUnprocessable)
 	for _, delta := range []int64{1, 500} { // 500 is above the approval threshold
-		WantCode(t, h.Do(stockd.Command{Kind: stockd.KindAdjust, Adjust: &stockd.Adjust{
+		WantCode(t, h.Do(stockd.Command{Op: &stockd.Adjust{
 			Position: kit, Reason: stockd.ReasonFound, Delta: delta,
 		}}), stockd.CodeUnprocessable)
 	}

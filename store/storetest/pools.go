@@ -38,7 +38,7 @@ func poolCommand(id string, starts, ends *time.Time) stockd.Command {
 	if starts != nil {
 		p.Kind = stockd.PoolCampaign
 	}
-	return stockd.Command{Kind: stockd.KindPoolCreate, Op: &stockd.PoolCreate{Pool: p}}
+	return stockd.Command{Op: &stockd.PoolCreate{Pool: p}}
 }
 
 // campaign creates a campaign pool open for a day around the clock.
@@ -49,7 +49,7 @@ func (h *Harness) campaign(id string) {
 }
 
 func allocateCommand(sku, location, from, to string, q int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindAllocate, Op: &stockd.Allocate{SKU: sku, Location: location, FromPool: from, ToPool: to, Quantity: q}}
+	return stockd.Command{Op: &stockd.Allocate{SKU: sku, Location: location, FromPool: from, ToPool: to, Quantity: q}}
 }
 
 // poolCounters returns the counters of one position (zero if absent).
@@ -95,7 +95,7 @@ func testPoolCreate(t *testing.T, h *Harness) {
 	WantCode(t, h.Do(poolCommand(stockd.PoolDefault, nil, nil)), stockd.CodeAlreadyExists)
 	at := h.Clock.Now()
 	WantCode(t, h.Do(poolCommand("backwards", &at, &at)), stockd.CodeInvalidInput)
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindPoolCreate, Op: &stockd.PoolCreate{Pool: stockd.Pool{ID: "x", Kind: "other"}}}), stockd.CodeInvalidInput)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.PoolCreate{Pool: stockd.Pool{ID: "x", Kind: "other"}}}), stockd.CodeInvalidInput)
 
 	d, err := h.Store.DocumentGet(ctx, stockd.DocKey{Kind: stockd.DocPool, ID: "sale"})
 	if err != nil {
@@ -158,10 +158,10 @@ func testCampaignClose(t *testing.T, h *Harness) {
 	h.MustDo(allocateCommand("a", "", "", "sale", 6))
 	h.MustDo(allocateCommand("a", "north", "", "sale", 4))
 	h.MustDo(allocateCommand("b", "", "", "sale", 5))
-	held := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2, Location: "default", Pool: "sale"}}}})
-	sold := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "b", Quantity: 1, Location: "default", Pool: "sale"}}, Commit: true}})
+	held := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2, Location: "default", Pool: "sale"}}}})
+	sold := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "b", Quantity: 1, Location: "default", Pool: "sale"}}, Commit: true}})
 
-	closeCmd := stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "sale"}}
+	closeCmd := stockd.Command{Op: &stockd.CampaignClose{Pool: "sale"}}
 	closed := object[stockd.Pool](t, h.MustDo(closeCmd))
 	if closed.ClosedAt == nil || closed.Sellable(h.Clock.Now()) {
 		t.Fatalf("closed pool = %+v", closed)
@@ -191,7 +191,7 @@ func testCampaignClose(t *testing.T, h *Harness) {
 	WantCode(t, h.Do(allocateCommand("a", "", "", "sale", 1)), stockd.CodeCampaignNotActive)
 
 	// Released after the close: back to normal.
-	h.MustDo(stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: held.Reservation.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: held.Reservation.ID}})
 	if c := h.poolCounters("a", "default", "sale"); c != (stockd.Counters{}) {
 		t.Fatalf("sale after release = %+v, want empty", c)
 	}
@@ -202,12 +202,12 @@ func testCampaignClose(t *testing.T, h *Harness) {
 		t.Fatalf("%d campaign_return entries, want 2", n)
 	}
 	// Shipped from the campaign: leaves from there.
-	h.MustDo(stockd.Command{Kind: stockd.KindFulfil, Transition: &stockd.Transition{ReservationID: sold.Reservation.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: sold.Reservation.ID}})
 	if c := h.poolCounters("b", "default", "sale"); c != (stockd.Counters{}) {
 		t.Fatalf("b sale after shipping = %+v, want empty", c)
 	}
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "nowhere"}}), stockd.CodeNotFound)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.CampaignClose{Pool: "nowhere"}}), stockd.CodeNotFound)
 	h.MustDo(poolCommand("offline", nil, nil))
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "offline"}}), stockd.CodeInvalidTransition)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.CampaignClose{Pool: "offline"}}), stockd.CodeInvalidTransition)
 	h.Verify()
 }

@@ -40,7 +40,7 @@ func testCampaignCloseRace(t *testing.T, h *Harness) {
 		go func() {
 			defer wg.Done()
 			<-start
-			res, err := h.submit(fmt.Sprintf("buy-%d", i), "", stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{
+			res, err := h.submit(fmt.Sprintf("buy-%d", i), "", stockd.Command{Op: &stockd.Reserve{
 				Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2, Location: "default", Pool: "sale"}},
 			}})
 			mu.Lock()
@@ -59,7 +59,7 @@ func testCampaignCloseRace(t *testing.T, h *Harness) {
 	go func() {
 		defer wg.Done()
 		<-start
-		res, err := h.submit("close", "", stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "sale"}})
+		res, err := h.submit("close", "", stockd.Command{Op: &stockd.CampaignClose{Pool: "sale"}})
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil || res.Err != nil {
@@ -81,7 +81,7 @@ func testCampaignCloseRace(t *testing.T, h *Harness) {
 		t.Fatalf("sale = %+v, want %d reserved and nothing available after the close", sale, held)
 	}
 	for i, id := range ids {
-		if _, err := h.submit(fmt.Sprintf("release-%d", i), "", stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: id}}); err != nil {
+		if _, err := h.submit(fmt.Sprintf("release-%d", i), "", stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: id}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,7 +99,7 @@ func testSettings(t *testing.T, h *Harness) {
 	h.SKU("a")
 	h.Location("north", 5)
 	inactive, priority := false, 2
-	res := h.MustDo(stockd.Command{Kind: stockd.KindLocationUpdate, Op: &stockd.LocationUpdate{ID: "north", Active: &inactive, Priority: &priority}})
+	res := h.MustDo(stockd.Command{Op: &stockd.LocationUpdate{ID: "north", Active: &inactive, Priority: &priority}})
 	if l := res.Location; l == nil || !l.Inactive || l.Priority != 2 {
 		t.Fatalf("updated location = %+v", res.Location)
 	}
@@ -117,29 +117,29 @@ func testSettings(t *testing.T, h *Harness) {
 		t.Fatalf("stored locations = %+v, want north inactive at priority 2", locations)
 	}
 	threshold, deduction := int64(5), stockd.DeductionAtPayment
-	h.MustDo(stockd.Command{Kind: stockd.KindSKUUpdate, Op: &stockd.SKUUpdate{ID: "a", ApprovalThreshold: &threshold, Deduction: &deduction}})
+	h.MustDo(stockd.Command{Op: &stockd.SKUUpdate{ID: "a", ApprovalThreshold: &threshold, Deduction: &deduction}})
 	sku, err := h.Store.SKUGet(ctx, "a")
 	if err != nil || sku.Threshold() != 5 || sku.Deduction != stockd.DeductionAtPayment || sku.Name != "a" {
 		t.Fatalf("stored sku = %+v, %v", sku, err)
 	}
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindSKUUpdate, Op: &stockd.SKUUpdate{ID: "zz", ApprovalThreshold: &threshold}}), stockd.CodeUnknownSKU)
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindLocationUpdate, Op: &stockd.LocationUpdate{ID: "zz", Priority: &priority}}), stockd.CodeUnknownLocation)
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindSKUUpdate, Op: &stockd.SKUUpdate{ID: "a"}}), stockd.CodeUnprocessable)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.SKUUpdate{ID: "zz", ApprovalThreshold: &threshold}}), stockd.CodeUnknownSKU)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.LocationUpdate{ID: "zz", Priority: &priority}}), stockd.CodeUnknownLocation)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.SKUUpdate{ID: "a"}}), stockd.CodeUnprocessable)
 	// The new threshold applies to the next adjustment.
 	h.Receive("a", "default", 10)
-	adj := h.MustDo(stockd.Command{Kind: stockd.KindAdjust, Adjust: &stockd.Adjust{Position: stockd.PositionKey{SKU: "a"}, Reason: stockd.ReasonFound, Delta: 6}})
+	adj := h.MustDo(stockd.Command{Op: &stockd.Adjust{Position: stockd.PositionKey{SKU: "a"}, Reason: stockd.ReasonFound, Delta: 6}})
 	if !adj.Pending {
 		t.Fatalf("adjustment of 6 over a threshold of 5 answered %+v, want pending", adj)
 	}
 }
 
 func adjustCommand(sku string, delta int64) stockd.Command {
-	return stockd.Command{Kind: stockd.KindAdjust, Adjust: &stockd.Adjust{Position: stockd.PositionKey{SKU: sku}, Reason: stockd.ReasonCorrection, Delta: delta}}
+	return stockd.Command{Op: &stockd.Adjust{Position: stockd.PositionKey{SKU: sku}, Reason: stockd.ReasonCorrection, Delta: delta}}
 }
 
 func decision(id string, reject bool) stockd.Command {
 	d := &stockd.ApprovalDecision{ID: id, Reject: reject}
-	return stockd.Command{Kind: d.Kind(), Op: d}
+	return stockd.Command{Op: d}
 }
 
 // requestApproval asks, as requester, for an adjustment of sku by delta

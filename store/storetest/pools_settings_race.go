@@ -34,7 +34,7 @@ func testSettingsRace(t *testing.T, h *Harness) {
 			default:
 				op = &stockd.SKUUpdate{ID: "s", ApprovalThreshold: &threshold}
 			}
-			return stockd.Command{Kind: op.Kind(), Op: op}
+			return stockd.Command{Op: op}
 		})
 		if ok := countPassed(t, results); ok != 5 {
 			t.Fatalf("round %d: %d updates answered, want 5", round, ok)

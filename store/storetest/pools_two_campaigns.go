@@ -21,13 +21,13 @@ func testCampaignReturnsFromTwo(t *testing.T, h *Harness) {
 		{SKU: "a", Quantity: 1, Location: "default", Pool: "c1"},
 		{SKU: "a", Quantity: 1, Location: "default", Pool: "c2"},
 	}
-	pending := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: both}}).Reservation
-	paid := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: both, Commit: true}}).Reservation
-	h.MustDo(stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "c1"}})
-	h.MustDo(stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "c2"}})
+	pending := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: both}}).Reservation
+	paid := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: both, Commit: true}}).Reservation
+	h.MustDo(stockd.Command{Op: &stockd.CampaignClose{Pool: "c1"}})
+	h.MustDo(stockd.Command{Op: &stockd.CampaignClose{Pool: "c2"}})
 
-	h.MustDo(stockd.Command{Kind: stockd.KindRelease, Transition: &stockd.Transition{ReservationID: pending.ID}})
-	h.MustDo(stockd.Command{Kind: stockd.KindReturn, Op: &stockd.Return{ReservationID: paid.ID, Lines: []stockd.ReturnLine{
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: pending.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.Return{ReservationID: paid.ID, Lines: []stockd.ReturnLine{
 		{SKU: "a", Pool: "c1", Quantity: 1}, {SKU: "a", Pool: "c2", Quantity: 1}}}})
 
 	if n := len(h.poolLedger("a", stockd.BusinessCampaignReturn)); n != 8 {
@@ -51,21 +51,21 @@ func testCampaignStockOnlyByAllocation(t *testing.T, h *Harness) {
 	h.campaign("c")
 	h.MustDo(allocateCommand("a", "", "", "c", 4))
 	in := stockd.PositionKey{SKU: "a", Location: "default", Pool: "c"}
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{Position: in, Quantity: 1}}), stockd.CodeUnprocessable)
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindAdjust, Adjust: &stockd.Adjust{Position: in, Reason: stockd.ReasonFound, Delta: 1}}), stockd.CodeUnprocessable)
-	h.MustDo(stockd.Command{Kind: stockd.KindAdjust, Adjust: &stockd.Adjust{Position: in, Reason: stockd.ReasonDamage, Delta: -1}})
-	WantCode(t, h.Do(stockd.Command{Kind: stockd.KindTransfer, Op: &stockd.Transfer{SKU: "a", FromLocation: "default", ToLocation: "L2", Pool: "c", Quantity: 1}}), stockd.CodeUnprocessable)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Receive{Position: in, Quantity: 1}}), stockd.CodeUnprocessable)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Adjust{Position: in, Reason: stockd.ReasonFound, Delta: 1}}), stockd.CodeUnprocessable)
+	h.MustDo(stockd.Command{Op: &stockd.Adjust{Position: in, Reason: stockd.ReasonDamage, Delta: -1}})
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.Transfer{SKU: "a", FromLocation: "default", ToLocation: "L2", Pool: "c", Quantity: 1}}), stockd.CodeUnprocessable)
 
-	sold := h.MustDo(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Commit: true,
+	sold := h.MustDo(stockd.Command{Op: &stockd.Reserve{Commit: true,
 		Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2, Location: "default", Pool: "c"}}}}).Reservation
-	h.MustDo(stockd.Command{Kind: stockd.KindFulfil, Transition: &stockd.Transition{ReservationID: sold.ID}})
-	h.MustDo(stockd.Command{Kind: stockd.KindCampaignClose, Op: &stockd.CampaignClose{Pool: "c"}})
-	h.MustDo(stockd.Command{Kind: stockd.KindReturn, Op: &stockd.Return{ReservationID: sold.ID, Lines: []stockd.ReturnLine{{SKU: "a", Pool: "c", Quantity: 2}}}})
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: sold.ID}})
+	h.MustDo(stockd.Command{Op: &stockd.CampaignClose{Pool: "c"}})
+	h.MustDo(stockd.Command{Op: &stockd.Return{ReservationID: sold.ID, Lines: []stockd.ReturnLine{{SKU: "a", Pool: "c", Quantity: 2}}}})
 	if c := h.Counters("a", "default"); c.OnHand != 7 {
 		t.Fatalf("normal after close = %+v, want the 1 leftover back (7)", c)
 	}
-	h.MustDo(stockd.Command{Kind: stockd.KindQuarantineRelease, Op: &stockd.QuarantineRelease{Position: in, Quantity: 1}})
-	h.MustDo(stockd.Command{Kind: stockd.KindMove, Op: &stockd.StockMove{Position: in, From: stockd.StateQuarantined, To: stockd.StateAvailable, Quantity: 1}})
+	h.MustDo(stockd.Command{Op: &stockd.QuarantineRelease{Position: in, Quantity: 1}})
+	h.MustDo(stockd.Command{Op: &stockd.StockMove{Position: in, From: stockd.StateQuarantined, To: stockd.StateAvailable, Quantity: 1}})
 	if c := h.Counters("a", "default"); c.OnHand != 9 || c.Available() != 9 {
 		t.Fatalf("normal after the returns were inspected = %+v, want 9 available", c)
 	}

@@ -86,7 +86,7 @@ func (h *Harness) Do(cmd stockd.Command) stockd.Result {
 	}
 	res, err := h.Engine.Submit(context.Background(), cmd)
 	if err != nil {
-		h.T.Fatalf("submit %s: %v", cmd.Kind, err)
+		h.T.Fatalf("submit %s: %v", cmd.Kind(), err)
 	}
 	return res
 }
@@ -96,7 +96,7 @@ func (h *Harness) MustDo(cmd stockd.Command) stockd.Result {
 	h.T.Helper()
 	res := h.Do(cmd)
 	if res.Err != nil {
-		h.T.Fatalf("%s: %v", cmd.Kind, res.Err)
+		h.T.Fatalf("%s: %v", cmd.Kind(), res.Err)
 	}
 	return res
 }
@@ -104,19 +104,19 @@ func (h *Harness) MustDo(cmd stockd.Command) stockd.Result {
 // SKU creates a SKU.
 func (h *Harness) SKU(id string) {
 	h.T.Helper()
-	h.MustDo(stockd.Command{Kind: stockd.KindSKUCreate, SKU: &stockd.SKU{ID: id, Name: id}})
+	h.MustDo(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: id, Name: id}}})
 }
 
 // Location creates a location.
 func (h *Harness) Location(id string, priority int) {
 	h.T.Helper()
-	h.MustDo(stockd.Command{Kind: stockd.KindLocationCreate, Location: &stockd.Location{ID: id, Priority: priority}})
+	h.MustDo(stockd.Command{Op: &stockd.LocationCreate{Location: stockd.Location{ID: id, Priority: priority}}})
 }
 
 // Receive adds stock at a location of the normal pool.
 func (h *Harness) Receive(sku, location string, q int64) {
 	h.T.Helper()
-	h.MustDo(stockd.Command{Kind: stockd.KindReceive, Receive: &stockd.Receive{
+	h.MustDo(stockd.Command{Op: &stockd.Receive{
 		Position: stockd.PositionKey{SKU: sku, Location: location}, Quantity: q,
 	}})
 }
@@ -124,13 +124,13 @@ func (h *Harness) Receive(sku, location string, q int64) {
 // Reserve reserves lines of "sku:quantity" anywhere in the normal pool.
 func (h *Harness) Reserve(lines ...stockd.LineRequest) stockd.Result {
 	h.T.Helper()
-	return h.Do(stockd.Command{Kind: stockd.KindReserve, Reserve: &stockd.Reserve{Lines: lines}})
+	return h.Do(stockd.Command{Op: &stockd.Reserve{Lines: lines}})
 }
 
 // Transition applies confirm, release, expire or fulfil.
 func (h *Harness) Transition(kind stockd.CommandKind, id string) stockd.Result {
 	h.T.Helper()
-	return h.Do(stockd.Command{Kind: kind, Transition: &stockd.Transition{ReservationID: id}})
+	return h.Do(stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id}})
 }
 
 // Counters returns a position's counters (zero if absent).
