@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store/sqlite"
+	"github.com/stockd/stockd/store/storeurl"
 )
 
 // dialect holds one database's SQL for the baselines. The baselines keep
@@ -107,7 +107,7 @@ func openBaselineDB(ctx context.Context, databaseURL string, connsMax int) (*sql
 	var db *sql.DB
 	var d *dialect
 	switch {
-	case isPostgres(databaseURL):
+	case storeurl.IsPostgres(databaseURL):
 		var err error
 		if db, err = sql.Open("pgx", databaseURL); err != nil {
 			return nil, nil, err
@@ -115,7 +115,7 @@ func openBaselineDB(ctx context.Context, databaseURL string, connsMax int) (*sql
 		db.SetMaxOpenConns(connsMax)
 		db.SetMaxIdleConns(connsMax)
 		d = &postgresDialect
-	case strings.HasPrefix(databaseURL, "sqlite://"):
+	case storeurl.IsSQLite(databaseURL):
 		path, err := sqlite.ParseURL(databaseURL)
 		if err != nil {
 			return nil, nil, err
@@ -141,10 +141,6 @@ func openBaselineDB(ctx context.Context, databaseURL string, connsMax int) (*sql
 		}
 	}
 	return db, d, nil
-}
-
-func isPostgres(databaseURL string) bool {
-	return strings.HasPrefix(databaseURL, "postgres://") || strings.HasPrefix(databaseURL, "postgresql://")
 }
 
 // sqlTable is what both SQL baselines share: their tables, seeding and

@@ -1,4 +1,4 @@
-// Package bench is the load generator behind `stockd bench`: it runs
+// Package bench is the load generator behind cmd/stockd-bench: it runs
 // closed-loop scenarios against stockd (the engine in-process, or a running
 // server over HTTP) and, in the same run, against the seeds' baselines
 // (per-request SQL transactions on their own tables, and a Redis Lua

@@ -8,15 +8,13 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/stockd/stockd/audit"
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/internal/faultproxy"
 	"github.com/stockd/stockd/store"
-	"github.com/stockd/stockd/store/postgres"
-	"github.com/stockd/stockd/store/sqlite"
+	"github.com/stockd/stockd/store/storeurl"
 )
 
 // env is what a run opens once: stockd's target, the baselines, and
@@ -80,7 +78,7 @@ func openEnv(ctx context.Context, cfg Config) (_ *env, err error) {
 	}
 	var s store.Store
 	if databaseURL != "" {
-		if s, err = openStore(ctx, databaseURL); err != nil {
+		if s, err = storeurl.Open(ctx, databaseURL); err != nil {
 			return nil, err
 		}
 		if err := s.Migrate(ctx); err != nil {
@@ -92,7 +90,7 @@ func openEnv(ctx context.Context, cfg Config) (_ *env, err error) {
 		e.appliers = cfg.Appliers
 		if e.appliers == 0 {
 			e.appliers = 1 // SQLite has one writer
-			if isPostgres(databaseURL) {
+			if storeurl.IsPostgres(databaseURL) {
 				e.appliers = 2 // overlap one batch's commit flush with the next batch's work, as serve does
 			}
 		}
@@ -109,7 +107,7 @@ func openEnv(ctx context.Context, cfg Config) (_ *env, err error) {
 			e.verifier = storeVerifier{s}
 		}
 	}
-	if isPostgres(databaseURL) && !cfg.SkipAnalyze {
+	if storeurl.IsPostgres(databaseURL) && !cfg.SkipAnalyze {
 		db, err := sql.Open("pgx", databaseURL)
 		if err != nil {
 			return nil, err
@@ -177,12 +175,10 @@ func (e *env) openBaselines(ctx context.Context, cfg Config, databaseURL string)
 	return nil
 }
 
-// openStore opens stockd's books at a database URL (the same URLs as
-// serve); it does not migrate.
 // slowDatabase starts a proxy that delays every answer of the PostgreSQL
 // at databaseURL by latency, and returns the URL through it.
 func (e *env) slowDatabase(databaseURL string, latency time.Duration) (string, error) {
-	if !isPostgres(databaseURL) {
+	if !storeurl.IsPostgres(databaseURL) {
 		return "", errors.New("database latency needs a postgres:// database url")
 	}
 	u, err := url.Parse(databaseURL)
@@ -205,33 +201,11 @@ func (e *env) slowDatabase(databaseURL string, latency time.Duration) (string, e
 	return u.String(), nil
 }
 
-func openStore(ctx context.Context, databaseURL string) (store.Store, error) {
-	switch {
-	case isPostgres(databaseURL):
-		s, err := postgres.Open(ctx, databaseURL, postgres.Config{})
-		if err != nil {
-			return nil, fmt.Errorf("open postgres: %w", err)
-		}
-		return s, nil
-	case strings.HasPrefix(databaseURL, "sqlite://"):
-		path, err := sqlite.ParseURL(databaseURL)
-		if err != nil {
-			return nil, err
-		}
-		s, err := sqlite.Open(ctx, path)
-		if err != nil {
-			return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-		}
-		return s, nil
-	}
-	return nil, fmt.Errorf("database url %q: want postgres://… or sqlite://PATH", databaseURL)
-}
-
 // describeDatabase reads what the report should say about the database;
 // what it cannot read stays empty.
 func describeDatabase(ctx context.Context, databaseURL string) Database {
 	d := Database{Kind: "sqlite", URL: redact(databaseURL)}
-	if !isPostgres(databaseURL) {
+	if !storeurl.IsPostgres(databaseURL) {
 		return d
 	}
 	d.Kind = "postgres"

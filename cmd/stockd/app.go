@@ -16,6 +16,7 @@ import (
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/httpapi"
 	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/storeurl"
 )
 
 // Main is the running service: the wiring serve uses, and what the
@@ -50,7 +51,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			m.Close()
 		}
 	}()
-	m.store, err = openStore(ctx, m.Config.DatabaseURL)
+	m.store, err = storeurl.Open(ctx, m.Config.DatabaseURL)
 	if err != nil {
 		return err
 	}
@@ -112,6 +113,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	go func() { m.served <- m.server.Serve(m.listener) }()
 	m.Logger.Info("stockd listening", "addr", m.Addr(), "database", redactURL(m.Config.DatabaseURL))
 	return nil
+}
+
+// durabilityChecker is a store that can tell whether commits survive a crash.
+type durabilityChecker interface {
+	CheckDurability(ctx context.Context) error
 }
 
 func (m *Main) appliers() int {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stockd/stockd/audit"
+	"github.com/stockd/stockd/store/storeurl"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -24,7 +25,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand(), newBenchCommand())
+	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
 	root.AddCommand(newKeysCommand())
 	return root
 }
@@ -75,7 +76,7 @@ func newMigrateCommand() *cobra.Command {
 			if err := applyEnv(cmd.Flags()); err != nil {
 				return err
 			}
-			s, err := openStore(cmd.Context(), cfg.DatabaseURL)
+			s, err := storeurl.Open(cmd.Context(), cfg.DatabaseURL)
 			if err != nil {
 				return err
 			}
@@ -111,7 +112,7 @@ func newVerifyCommand() *cobra.Command {
 }
 
 func runVerify(ctx context.Context, databaseURL string, asJSON bool, out io.Writer) error {
-	s, err := openStore(ctx, databaseURL)
+	s, err := storeurl.Open(ctx, databaseURL)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/stockd/stockd/audit"
 	"github.com/stockd/stockd/internal/faultproxy"
-	"github.com/stockd/stockd/store/postgres"
+	"github.com/stockd/stockd/store/postgres/pgtest"
 )
 
 // drillRequestTimeout is the server's deadline in the drills: short, so
@@ -225,7 +225,7 @@ func (d *drillServer) errorLines() int {
 // Retry-After within the deadline, health says so, and everything works
 // again when the database does.
 func TestDrillDatabaseStall(t *testing.T) {
-	databaseURL := postgres.NewTestDatabaseURL(t)
+	databaseURL := pgtest.NewDatabaseURL(t)
 	u, err := url.Parse(databaseURL)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/storeurl"
 )
 
 // keysAuditDetail marks the audit events of key changes made here rather
@@ -153,7 +154,7 @@ func revokeKey(ctx context.Context, s store.Store, id string, out io.Writer) err
 // withMigratedStore opens and migrates the database (a key may be the
 // first thing a new database holds), runs fn, and closes it.
 func withMigratedStore(ctx context.Context, databaseURL string, fn func(store.Store) error) (err error) {
-	s, err := openStore(ctx, databaseURL)
+	s, err := storeurl.Open(ctx, databaseURL)
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,14 @@ import (
 	"time"
 
 	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/postgres/pgtest"
 )
 
 // TestHealthWriteOnAStandby: a database that answers reads but refuses
 // writes (a standby after a failover, a read-only switch) must fail the
 // health probe's write as unavailable, while reads go on.
 func TestHealthWriteOnAStandby(t *testing.T) {
-	url := NewTestDatabaseURL(t)
+	url := pgtest.NewDatabaseURL(t)
 	writable := openTestStore(t, url)
 	if err := writable.Migrate(t.Context()); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 )
 
 func TestAuditEventsImmutable(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	e := stockd.NewAuditEvent(time.Now(), "key_a", "sku_create", "/v1/skus", stockd.AuditOutcomeForbidden, "missing scope stock")
 	if err := s.AuditEventInsert(t.Context(), e); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/postgres/pgtest"
 )
 
 func TestInterpretError(t *testing.T) {
@@ -76,7 +77,7 @@ func TestInterpretError(t *testing.T) {
 }
 
 func TestMigrateIdempotent(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	ctx := t.Context()
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("second Migrate: %v", err)
@@ -85,7 +86,7 @@ func TestMigrateIdempotent(t *testing.T) {
 }
 
 func TestMigrateConcurrent(t *testing.T) {
-	databaseURL := newTestSchema(t)
+	databaseURL := pgtest.NewDatabaseURL(t)
 	const processes = 4
 	stores := make([]*Store, processes)
 	for i := range stores {
@@ -124,7 +125,7 @@ func wantMigrationsRecorded(t *testing.T, s *Store) {
 }
 
 func TestCheckDurability(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	if err := s.CheckDurability(t.Context()); err != nil {
 		t.Fatalf("CheckDurability on this machine: %v", err)
 	}
@@ -140,7 +141,7 @@ func wantSQLState(t *testing.T, what string, err error, code string) {
 }
 
 func TestLedgerImmutable(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	h := newHarness(t, s)
 	h.do(skuCreate("a"))
 	h.do(receive("a", 5))
@@ -160,7 +161,7 @@ func TestLedgerImmutable(t *testing.T) {
 }
 
 func TestCountersCheck(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	h := newHarness(t, s)
 	h.do(skuCreate("a"))
 	h.do(receive("a", 5))
@@ -192,7 +193,7 @@ func TestCountersCheck(t *testing.T) {
 }
 
 func TestRollbackAfterCommit(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	tx, err := s.Begin(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func TestRollbackAfterCommit(t *testing.T) {
 // TestConcurrentCreatorRetries has two transactions create the same SKU: the
 // second waits for the first and must learn to retry, not fail.
 func TestConcurrentCreatorRetries(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	ctx := t.Context()
 	now := time.Now().UTC()
 	write := &stockd.BatchWrites{
@@ -241,7 +242,7 @@ func TestConcurrentCreatorRetries(t *testing.T) {
 // TestLedgerSeqFollowsBatchOrder checks that seq is assigned in the order
 // the batch decided its changes, not in key order.
 func TestLedgerSeqFollowsBatchOrder(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	ctx := t.Context()
 	now := time.Now().UTC()
 	order := []string{"c", "a", "b", "e", "d"}
@@ -277,7 +278,7 @@ func TestLedgerSeqFollowsBatchOrder(t *testing.T) {
 }
 
 func TestEngineRoundTrip(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	ctx := t.Context()
 	h := newHarness(t, s)
 
@@ -411,7 +412,7 @@ func rollback(t *testing.T, tx store.Tx) {
 func BenchmarkBatchReserve(b *testing.B) {
 	for _, size := range []int{1, 64, stockd.BatchSizeMax} {
 		b.Run(fmt.Sprint(size), func(b *testing.B) {
-			s := NewTestStore(b)
+			s := newTestStore(b)
 			e := engine.New(engine.Config{Store: s})
 			b.Cleanup(e.Close)
 			setup := []stockd.Command{skuCreate("hot"), receive("hot", stockd.QuantityMax)}

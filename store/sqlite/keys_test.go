@@ -13,7 +13,7 @@ import (
 
 func TestAuditEventsAreImmutable(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	e := stockd.NewAuditEvent(time.Now(), "key_a", "sku_create", "/v1/skus", stockd.AuditOutcomeForbidden, "missing scope stock")
 	if err := s.AuditEventInsert(ctx, e); err != nil {
 		t.Fatal(err)

@@ -53,7 +53,7 @@ func TestParseURL(t *testing.T) {
 
 func TestMigrateIsIdempotent(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	for range 2 {
 		if err := s.Migrate(ctx); err != nil {
 			t.Fatalf("Migrate again: %v", err)
@@ -106,7 +106,7 @@ func TestMigrateConcurrently(t *testing.T) {
 }
 
 func TestPragmasOnEveryConnection(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	pools := []struct {
 		name          string
 		db            *sql.DB
@@ -155,7 +155,7 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 }
 
 func TestReaderRefusesWrites(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	_, err := s.reader.Exec("INSERT INTO skus (id, created_at) VALUES ('A', 0)")
 	if sqliteCode(err) != sqlite3.SQLITE_READONLY {
 		t.Fatalf("insert on the read pool: err = %v, want SQLITE_READONLY", err)
@@ -166,7 +166,7 @@ func TestReaderRefusesWrites(t *testing.T) {
 // write lock does not block the HTTP reads.
 func TestReadsRunBesideTheWriter(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	submit(t, newEngine(t, s), skuCreate("A"))
 	tx, err := s.Begin(ctx)
 	if err != nil {
@@ -194,7 +194,7 @@ func TestReadsRunBesideTheWriter(t *testing.T) {
 }
 
 func TestLedgerIsImmutable(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	e := newEngine(t, s)
 	submit(t, e, skuCreate("A"))
 	submit(t, e, receive("A", 5))
@@ -222,7 +222,7 @@ func TestLedgerIsImmutable(t *testing.T) {
 
 func TestCheckConstraintsRejectNegativeBooks(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	e := newEngine(t, s)
 	submit(t, e, skuCreate("A"))
 	submit(t, e, receive("A", 5))
@@ -264,7 +264,7 @@ func TestCheckConstraintsRejectNegativeBooks(t *testing.T) {
 
 func TestInterpretError(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	submit(t, newEngine(t, s), skuCreate("A"))
 
 	tx, err := s.Begin(ctx)
@@ -325,7 +325,7 @@ func TestBusyIsRetryable(t *testing.T) {
 // and stock is never oversold.
 func TestAppliersShareOneWriter(t *testing.T) {
 	const stock, requests = 50, 200
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	e := engine.New(engine.Config{Store: s, Appliers: 4})
 	t.Cleanup(e.Close)
 	submit(t, e, skuCreate("A"))
@@ -368,7 +368,7 @@ func TestAppliersShareOneWriter(t *testing.T) {
 
 func TestRollbackAfterCommitIsNoOp(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	tx, err := s.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -383,7 +383,7 @@ func TestRollbackAfterCommitIsNoOp(t *testing.T) {
 
 func TestPositionsEnsureSkipsUnknownSKUAndLocation(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	submit(t, newEngine(t, s), skuCreate("A"))
 	tx, err := s.Begin(ctx)
 	if err != nil {
@@ -414,7 +414,7 @@ func TestPositionsEnsureSkipsUnknownSKUAndLocation(t *testing.T) {
 // tests and internal callers) must not collide on the unique key column.
 func TestKeylessReservations(t *testing.T) {
 	ctx := context.Background()
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	e := newEngine(t, s)
 	submit(t, e, skuCreate("A"))
 	submit(t, e, receive("A", 5))
@@ -587,7 +587,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestEachStopsAtFirstError(t *testing.T) {
-	s := NewTestStore(t)
+	s := newTestStore(t)
 	e := newEngine(t, s)
 	submit(t, e, skuCreate("A"))
 	submit(t, e, skuCreate("B"))

@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// NewTestStore opens a fresh, migrated store in a file under t.TempDir and
-// closes it when the test ends. The conformance suite and the engine's
-// tests use it, so it lives outside _test files.
-func NewTestStore(t testing.TB) *Store {
+// newTestStore opens a fresh, migrated store in a file under t.TempDir and
+// closes it when the test ends. internal/testdb has the same for other
+// packages' tests; this package's tests cannot import it, since it imports
+// this package.
+func newTestStore(t testing.TB) *Store {
 	t.Helper()
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "stockd.db"))
