@@ -32,6 +32,8 @@ type tally struct {
 	// unknown counts failed reservations whose outcome a retry under the
 	// same key could not learn either (resolveUnanswered).
 	unknown int64
+	// lateWon counts failed reservations that a retry found applied.
+	lateWon int64
 }
 
 func (t *tally) fail(err error) {

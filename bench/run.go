@@ -117,7 +117,7 @@ func runRow(ctx context.Context, cfg Config, env *env, impl implementation, w wo
 		res.tally.deadline = warm.tally.deadline
 	}
 	var resolvedDeadline time.Time
-	res.tally.unknown, resolvedDeadline = dr.resolveUnanswered(ctx)
+	res.tally.lateWon, res.tally.unknown, resolvedDeadline = dr.resolveUnanswered(ctx)
 	if resolvedDeadline.After(res.tally.deadline) {
 		res.tally.deadline = resolvedDeadline
 	}
@@ -196,6 +196,9 @@ func judge(row *Row, w workload, d *Dataset, res driveResult, check CheckResult)
 	row.Check, row.CheckClean = "clean", true
 	if check.Mismatches > 0 {
 		row.Check, row.CheckClean = fmt.Sprintf("%d SKUs differ (%s)", check.Mismatches, check.Detail), false
+	}
+	if res.tally.lateWon > 0 {
+		row.Check = fmt.Sprintf("%s, %d won after their caller gave up", row.Check, res.tally.lateWon)
 	}
 	if res.tally.unknown > 0 {
 		// The books may hold what the bench could not learn of.

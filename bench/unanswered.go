@@ -31,10 +31,10 @@ func (u *unanswered) add(req *Request) {
 
 // resolveUnanswered re-sends every failed reservation under its key with
 // dr.workers callers and books the stock of those that won in the bench's
-// account, as their first answer would have. It returns how many are
-// still unknown (the retry failed too), and the latest deadline of a won
-// lifecycle reservation, which is left to expire.
-func (dr *drive) resolveUnanswered(ctx context.Context) (unknown int64, deadline time.Time) {
+// account, as their first answer would have. It returns how many won,
+// how many are still unknown (the retry failed too), and the latest
+// deadline of a won lifecycle reservation, which is left to expire.
+func (dr *drive) resolveUnanswered(ctx context.Context) (won, unknown int64, deadline time.Time) {
 	dr.failed.mu.Lock()
 	requests := dr.failed.requests
 	dr.failed.requests = nil
@@ -52,11 +52,13 @@ func (dr *drive) resolveUnanswered(ctx context.Context) (unknown int64, deadline
 					unknown++
 				case out.Status != Won:
 				case dr.w.lifecycle:
+					won++
 					// Never confirmed or released: it expires, holding nothing.
 					if d := time.Now().Add(req.TTL); d.After(deadline) {
 						deadline = d
 					}
 				default:
+					won++
 					for _, l := range req.Lines {
 						dr.held[l.SKU].reserved.Add(l.Quantity)
 					}
@@ -70,5 +72,5 @@ func (dr *drive) resolveUnanswered(ctx context.Context) (unknown int64, deadline
 	}
 	close(next)
 	wg.Wait()
-	return unknown, deadline
+	return won, unknown, deadline
 }

@@ -52,7 +52,7 @@ func (e *Engine) applyRequests(batch []*request) {
 	if len(cmds) == 0 {
 		return
 	}
-	ctx, cancel := e.batchContext(live)
+	ctx, cancel := e.batchContext()
 	defer cancel()
 	start := time.Now()
 	answers := e.applyIsolated(ctx, cmds)
@@ -62,25 +62,16 @@ func (e *Engine) applyRequests(batch []*request) {
 	}
 }
 
-// batchContext bounds a batch by its callers: it may run until the latest
-// of their deadlines, never past BatchTimeout. A batch whose callers have
-// all given up has no one left to answer, and holding row locks for them
-// only delays the next batch; a caller without a deadline (the expiry
-// worker) gets BatchTimeout.
-func (e *Engine) batchContext(live []*request) (context.Context, context.CancelFunc) {
-	limit := time.Now().Add(e.cfg.BatchTimeout)
-	var latest time.Time
-	for _, r := range live {
-		d, ok := r.ctx.Deadline()
-		if !ok || d.After(limit) {
-			latest = limit
-			break
-		}
-		if d.After(latest) {
-			latest = d
-		}
-	}
-	return context.WithDeadline(context.Background(), latest)
+// batchContext bounds a formed batch by BatchTimeout alone, not by its
+// callers' deadlines. Cutting a batch when its callers give up wasted its
+// work: on a slow database (300 ms a round trip, a batch taking 3 s) the
+// next batch formed from callers who had waited as long, was cut too, and
+// nothing committed at all; finished, it commits, and the callers who gave
+// up learn the outcome by retrying with their keys (docs/benchmarks.md,
+// "Under database latency"). Callers gone before their batch formed are
+// dropped unapplied.
+func (e *Engine) batchContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), e.cfg.BatchTimeout)
 }
 
 // Apply applies cmds, already normalized, as one batch (split where a

@@ -31,9 +31,8 @@ type Config struct {
 	QueuePerSKUMax int
 	// Appliers is how many batches may be in flight at once. Defaults to 1.
 	Appliers int
-	// BatchTimeout bounds one transaction. A batch's deadline follows its
-	// callers' (the latest of theirs), never past BatchTimeout. Defaults to
-	// 10 seconds.
+	// BatchTimeout bounds one transaction, whatever its callers' deadlines
+	// (batchContext says why). Defaults to 10 seconds.
 	BatchTimeout time.Duration
 	// OnHalt is called once, on its own goroutine, when the engine stops on
 	// a broken invariant of the books (stockd.BrokenInvariant); serve

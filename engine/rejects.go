@@ -29,7 +29,7 @@ func (e *Engine) reject(batch []*request) {
 			keys = append(keys, r.cmd.IdempotencyKey)
 		}
 	}
-	ctx, cancel := e.batchContext(batch)
+	ctx, cancel := e.batchContext()
 	defer cancel()
 	records, err := e.cfg.Store.IdempotencyGet(ctx, keys)
 	stored := make(map[string]bool, len(records))
