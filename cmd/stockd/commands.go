@@ -112,7 +112,7 @@ func newVerifyCommand() *cobra.Command {
 }
 
 func runVerify(ctx context.Context, databaseURL string, asJSON bool, out io.Writer) error {
-	s, err := storeurl.Open(ctx, databaseURL)
+	s, err := storeurl.OpenExisting(ctx, databaseURL)
 	if err != nil {
 		return err
 	}
@@ -144,16 +144,39 @@ func runVerify(ctx context.Context, databaseURL string, asJSON bool, out io.Writ
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
-		Short: "Print the version",
+		Short: "Print the version, the commit it was built from and the Go version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
-			v := version
-			if info, ok := debug.ReadBuildInfo(); ok && v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
-				v = info.Main.Version
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), "stockd", v)
+			info, _ := debug.ReadBuildInfo() // nil outside a module build: versionLine copes
+			fmt.Fprintln(cmd.OutOrStdout(), versionLine(version, info))
 		},
 	}
+}
+
+// versionLine says what was built: the version set at link time, else the
+// module's (go install …@v1.2.3), the VCS commit and whether the tree had
+// changes, and the Go version.
+func versionLine(linked string, info *debug.BuildInfo) string {
+	v, commit, goVersion := linked, "unknown", "unknown"
+	if info != nil {
+		goVersion = info.GoVersion
+		if v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		var modified bool
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+		if modified {
+			commit += " (modified)"
+		}
+	}
+	return fmt.Sprintf("stockd %s, commit %s, %s", v, commit, goVersion)
 }
 
 // redactURL hides a password in a database URL before it is logged.

@@ -26,6 +26,7 @@ const (
 	codeCrashShutdown        = "57P02"
 	codeCannotConnectNow     = "57P03"
 	codeRaiseException       = "P0001"
+	codeInvalidCatalogName   = "3D000" // the database named does not exist
 )
 
 // SQLSTATE classes: the first two characters of a code.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/stockd/stockd/store"
@@ -56,6 +57,11 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == codeInvalidCatalogName {
+			name := poolConfig.ConnConfig.Database
+			return nil, fmt.Errorf("postgres: database %q does not exist: create it (createdb %s, or CREATE DATABASE %s as a role that may), then run stockd migrate: %w", name, name, name, err)
+		}
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
 	return &Store{pool: pool}, nil

@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -70,7 +72,29 @@ func checkPath(path string) error {
 	case strings.ContainsAny(path, "?#"):
 		return errors.New("path must not contain '?' or '#'")
 	}
+	// SQLite's own word for a missing directory is "unable to open
+	// database file (14)", which names neither the file nor the cause.
+	dir := filepath.Dir(path)
+	if info, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("directory %q does not exist: create it first (mkdir -p %s)", dir, dir)
+	} else if !info.IsDir() {
+		return fmt.Errorf("%q is not a directory", dir)
+	}
 	return nil
+}
+
+// ErrNoDatabase is returned by OpenExisting for a path that holds no file.
+var ErrNoDatabase = errors.New("no database file")
+
+// OpenExisting opens the database file at path, refusing a path where no
+// file exists rather than creating an empty database there: a command that
+// only reads the books (verify) on a mistyped path must say so, not report
+// an empty ledger as clean and leave a stray file behind.
+func OpenExisting(ctx context.Context, path string) (*Store, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("database path %q: %w: run stockd migrate (or serve) to create one", path, ErrNoDatabase)
+	}
+	return Open(ctx, path)
 }
 
 // Open opens (creating if needed) the database file at path and checks both

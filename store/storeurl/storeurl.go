@@ -62,6 +62,25 @@ func Open(ctx context.Context, databaseURL string) (store.Store, error) {
 	}
 }
 
+// OpenExisting opens the database databaseURL names, as Open does, but
+// refuses an SQLite path that holds no file instead of creating an empty
+// database there: for commands that read books that must already exist
+// (verify, keys).
+func OpenExisting(ctx context.Context, databaseURL string) (store.Store, error) {
+	loc, err := parse(databaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if loc.backend == backendSQLite {
+		s, err := sqlite.OpenExisting(ctx, loc.target)
+		if err != nil {
+			return nil, fmt.Errorf("open sqlite %s: %w", loc.target, err)
+		}
+		return s, nil
+	}
+	return Open(ctx, databaseURL)
+}
+
 // location is what a database URL names: the backend, and what that
 // backend's Open takes (the whole URL for PostgreSQL, which pgx parses; the
 // file path for SQLite).
