@@ -7,6 +7,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -62,6 +63,11 @@ type Store interface {
 	// limit, only of sku when sku is not empty. Entries appear in Seq order
 	// of commit: a reader that saw Seq n never later finds an entry below n.
 	LedgerList(ctx context.Context, p LedgerListParams) ([]stockd.LedgerEntry, error)
+	// LedgerSales sums the units sku sold (see stockd.SalesBucketWidth)
+	// per quarter-hour of UTC time in [from, to), in time order, leaving
+	// out quarter-hours without sales; the span is at most
+	// stockd.DemandDaysMax days.
+	LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error)
 
 	// AuditRead runs fn with reads that all see one consistent snapshot of
 	// the books, so verify on a live database never reports a batch half
@@ -166,4 +172,13 @@ type Tx interface {
 	// Rollback ends the transaction if Commit did not; it is safe to call
 	// after Commit.
 	Rollback(ctx context.Context) error
+}
+
+// CheckSalesSpan refuses a sales read that is empty, reversed, or longer
+// than stockd.DemandDaysMax days plus one (a business day may be 25 hours).
+func CheckSalesSpan(from, to time.Time) error {
+	if !from.Before(to) || to.Sub(from) > (stockd.DemandDaysMax+1)*24*time.Hour {
+		return fmt.Errorf("sales from %s to %s: want a span of at most %d days", from.Format(time.RFC3339), to.Format(time.RFC3339), stockd.DemandDaysMax)
+	}
+	return nil
 }

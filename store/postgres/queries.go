@@ -172,6 +172,18 @@ const queryLedgerList = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq > $1
 // queryLedgerListBySKU is served by the index ledger_sku_seq.
 const queryLedgerListBySKU = `SELECT ` + ledgerColumns + ` FROM ledger WHERE sku = $1 AND seq > $2 ORDER BY seq LIMIT $3`
 
+// queryLedgerSales sums sold units per quarter-hour (stockd.SalesBucketWidth)
+// of sku in [$2, $3): confirmed and refunded units move committed, a direct
+// shipment takes on_hand. Served by the partial index ledger_sales.
+const queryLedgerSales = `
+SELECT date_bin('15 minutes', created_at, TIMESTAMPTZ '2000-01-01 00:00:00+00') AS bucket,
+       sum(CASE WHEN business_type = 'shipment' THEN -d_on_hand ELSE d_committed END)::bigint
+FROM ledger
+WHERE sku = $1 AND created_at >= $2 AND created_at < $3
+  AND business_type IN ('confirm', 'refund', 'shipment')
+GROUP BY bucket
+ORDER BY bucket`
+
 const queryLedgerEachByPosition = `SELECT ` + ledgerColumns + ` FROM ledger ORDER BY sku, location, pool, seq`
 
 // queryLedgerInsert assigns seq in the order of the arrays, which is the

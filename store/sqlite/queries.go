@@ -97,6 +97,19 @@ WHERE sku = ? AND seq > ?
 ORDER BY seq
 LIMIT ?`
 
+	// queryLedgerSales sums sold units per bucket of ?1 microseconds
+	// (stockd.SalesBucketWidth) of sku in [?3, ?4): confirmed and refunded
+	// units move committed, a direct shipment takes on_hand. Served by the
+	// partial index ledger_sales.
+	queryLedgerSales = `
+SELECT (created_at / ?1) * ?1 AS bucket,
+       sum(CASE WHEN business_type = 'shipment' THEN -d_on_hand ELSE d_committed END)
+FROM ledger
+WHERE sku = ?2 AND created_at >= ?3 AND created_at < ?4
+  AND business_type IN ('confirm', 'refund', 'shipment')
+GROUP BY bucket
+ORDER BY bucket`
+
 	queryLedgerEachByPosition = `
 SELECT ` + ledgerColumns + `
 FROM ledger

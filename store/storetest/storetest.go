@@ -31,6 +31,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"ConstraintsAreLastLine", testConstraintsAreLastLine},
 		{"LedgerUnique", testLedgerUnique},
 		{"EnsureSkipsUnknown", testEnsureSkipsUnknown},
+		{"LedgerSales", testLedgerSales},
 		{"TimesRoundTrip", testTimesRoundTrip},
 		{"MigrateIdempotent", testMigrateIdempotent},
 		{"VerifyReports", testVerifyReports},
