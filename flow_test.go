@@ -77,7 +77,7 @@ func confirmedState(t *testing.T) *BatchState {
 	return s
 }
 
-// TestRefundsNeedTheLock shows what the storetest refund race guards
+// TestRefundsNeedTheLock shows what the engine/flowtest refund race guards
 // against: two refunds decided against their own copies of the same state
 // (check, then act, with no lock between) both pass and give back more
 // than was committed; decided in turn against the locked state, the

@@ -8,9 +8,9 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/internal/testdb"
 	"github.com/stockd/stockd/store"
-	"github.com/stockd/stockd/store/storetest"
 )
 
 // clockAt returns a clock frozen at t.
@@ -62,7 +62,7 @@ func TestConfirmRacingExpiry(t *testing.T) {
 				t.Fatalf("round %d: confirm %+v, expire %+v, final %s: not exactly one winner", round, confirm.Err, expire.Err, final.Status)
 			}
 		}
-		h := storetest.Harness{T: t, Store: s}
+		h := flowtest.Harness{T: t, Store: s}
 		if c := h.Counters("a", "default"); c.Committed != int64(confirmedWins) || c.Reserved != 0 {
 			t.Fatalf("counters %+v, want %d committed", c, confirmedWins)
 		}
@@ -141,7 +141,7 @@ func TestRepeatedTransitions(t *testing.T) {
 				t.Fatal("confirm after release was not refused")
 			}
 		}
-		h := storetest.Harness{T: t, Store: s}
+		h := flowtest.Harness{T: t, Store: s}
 		if c := h.Counters("a", "default"); c.Reserved != 0 || c.Committed != wantCommitted {
 			t.Fatalf("counters %+v, want %d committed", c, wantCommitted)
 		}

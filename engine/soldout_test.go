@@ -9,8 +9,8 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/internal/testdb"
-	"github.com/stockd/stockd/store/storetest"
 )
 
 func reserveCmd(key, sku string, q int64) stockd.Command {
@@ -95,7 +95,7 @@ func TestSoldOutKnowledge(t *testing.T) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		(&storetest.Harness{T: t, Store: s}).Verify()
+		(&flowtest.Harness{T: t, Store: s}).Verify()
 	})
 }
 

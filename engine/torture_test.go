@@ -11,9 +11,9 @@ import (
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/audit"
 	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/internal/testdb"
 	"github.com/stockd/stockd/store"
-	"github.com/stockd/stockd/store/storetest"
 )
 
 var ctx = context.Background()
@@ -243,12 +243,12 @@ func TestOppositeLockOrders(t *testing.T) {
 					if wins.Load() != 30 {
 						t.Fatalf("round %d: %d orders won, want 30 (B's stock)", round, wins.Load())
 					}
-					h := storetest.Harness{T: t, Store: s}
+					h := flowtest.Harness{T: t, Store: s}
 					if ca, cb := h.Counters(a, "default"), h.Counters(bb, "default"); ca.Reserved != 30 || cb.Reserved != 30 {
 						t.Fatalf("round %d: reserved A=%d B=%d, want 30 each", round, ca.Reserved, cb.Reserved)
 					}
 				}
-				(&storetest.Harness{T: t, Store: s}).Verify()
+				(&flowtest.Harness{T: t, Store: s}).Verify()
 			})
 		}
 	})

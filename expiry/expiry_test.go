@@ -11,9 +11,9 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/internal/testdb"
-	"github.com/stockd/stockd/store/storetest"
 )
 
 // TestRunOnceExpiresInBoundedBatches: due reservations are expired at most
@@ -28,7 +28,7 @@ func TestRunOnceExpiresInBoundedBatches(t *testing.T) {
 		clock := func() time.Time { return time.Unix(0, now.Load()).UTC() }
 		e := engine.New(engine.Config{Store: s, Now: clock})
 		defer e.Close()
-		h := storetest.Harness{T: t, Store: s, Engine: e}
+		h := flowtest.Harness{T: t, Store: s, Engine: e}
 		h.SKU("a")
 		h.Receive("a", "default", 100)
 		reserve := func(key string, ttl time.Duration, commit bool) string {
@@ -89,7 +89,7 @@ func TestStartStop(t *testing.T) {
 		s := b.New(t)
 		e := engine.New(engine.Config{Store: s})
 		defer e.Close()
-		h := storetest.Harness{T: t, Store: s, Engine: e}
+		h := flowtest.Harness{T: t, Store: s, Engine: e}
 		h.SKU("a")
 		h.Receive("a", "default", 1)
 		res := h.MustDo(stockd.Command{IdempotencyKey: "k", RequestHash: "k",

@@ -1,7 +1,7 @@
 // Package store is the storage seam: what the engine, the HTTP reads and the
 // audit need from a database. Two backends implement it (store/postgres,
 // store/sqlite) and one conformance suite (store/storetest) holds them to
-// the same behaviour.
+// the same behaviour; the business flows run on both are engine/flowtest's.
 package store
 
 import (

@@ -1,41 +1,27 @@
 package storetest
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/store"
 )
-
-// writeDocs writes docs in one committed transaction and returns its error.
-func (h *Harness) writeDocs(docs ...stockd.Document) error {
-	tx, err := h.Store.Begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(ctx)
-	if err := tx.Write(ctx, &stockd.BatchWrites{Documents: docs}); err != nil {
-		return err
-	}
-	return tx.Commit(ctx)
-}
 
 // testDocuments: documents insert at version 1, lock and read back in key
 // order, list by kind in id pages, and an update must name the version it
 // replaces (a stale write fails instead of overwriting).
-func testDocuments(t *testing.T, h *Harness) {
+func testDocuments(t *testing.T, h *flowtest.Harness) {
 	at := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
 	doc := func(kind, id string, version int64, body string) stockd.Document {
 		return stockd.Document{DocKey: stockd.DocKey{Kind: kind, ID: id}, Version: version,
 			Body: []byte(body), CreatedAt: at, UpdatedAt: at.Add(time.Duration(version) * time.Second)}
 	}
-	if err := h.writeDocs(doc("pool", "b", 1, `{"n":1}`), doc("pool", "a", 1, `{"n":2}`), doc("bundle", "a", 1, `{"n":3}`)); err != nil {
+	if err := h.WriteDocs(doc("pool", "b", 1, `{"n":1}`), doc("pool", "a", 1, `{"n":2}`), doc("bundle", "a", 1, `{"n":3}`)); err != nil {
 		t.Fatalf("insert: %v", err)
 	}
-	if err := h.writeDocs(doc("pool", "a", 1, `{}`)); err == nil {
+	if err := h.WriteDocs(doc("pool", "a", 1, `{}`)); err == nil {
 		t.Fatal("inserting an existing document succeeded")
 	}
 
@@ -67,10 +53,10 @@ func testDocuments(t *testing.T, h *Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Version != 2 || !jsonEqual(got.Body, `{"n":20}`) || !got.UpdatedAt.Equal(at.Add(2*time.Second)) || !got.CreatedAt.Equal(at) {
+	if got.Version != 2 || !flowtest.JSONEqual(got.Body, `{"n":20}`) || !got.UpdatedAt.Equal(at.Add(2*time.Second)) || !got.CreatedAt.Equal(at) {
 		t.Fatalf("after update: %+v body %s", got, got.Body)
 	}
-	if err := h.writeDocs(doc("pool", "a", 2, `{"n":21}`)); err == nil {
+	if err := h.WriteDocs(doc("pool", "a", 2, `{"n":21}`)); err == nil {
 		t.Fatal("a second write of version 2 succeeded: the version guard is missing")
 	}
 	if _, err := h.Store.DocumentGet(ctx, stockd.DocKey{Kind: "pool", ID: "zz"}); !isNotFound(err) {
@@ -88,18 +74,7 @@ func testDocuments(t *testing.T, h *Harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page) != 1 || page[0].ID != "b" || !jsonEqual(page[0].Body, `{"n":1}`) {
+	if len(page) != 1 || page[0].ID != "b" || !flowtest.JSONEqual(page[0].Body, `{"n":1}`) {
 		t.Fatalf("second page = %+v, want pool b", page)
 	}
-}
-
-// jsonEqual compares JSON by value: PostgreSQL's jsonb normalises spacing.
-func jsonEqual(got []byte, want string) bool {
-	var g, w any
-	if json.Unmarshal(got, &g) != nil || json.Unmarshal([]byte(want), &w) != nil {
-		return false
-	}
-	gb, _ := json.Marshal(g)
-	wb, _ := json.Marshal(w)
-	return bytes.Equal(gb, wb)
 }

@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/store"
 )
 
 // newKey makes a key at the harness's clock and fails t on an error.
-func (h *Harness) newKey(name string, scopes ...string) (stockd.APIKey, stockd.APIKeyHash) {
+func newKey(h *flowtest.Harness, name string, scopes ...string) (stockd.APIKey, stockd.APIKeyHash) {
 	h.T.Helper()
 	key, _, hash, err := stockd.NewAPIKey(name, scopes, h.Clock.Now())
 	if err != nil {
@@ -21,13 +22,13 @@ func (h *Harness) newKey(name string, scopes ...string) (stockd.APIKey, stockd.A
 	return key, hash
 }
 
-func testKeyLifecycle(t *testing.T, h *Harness) {
+func testKeyLifecycle(t *testing.T, h *flowtest.Harness) {
 	if n, err := h.Store.KeyCount(ctx); err != nil || n != 0 {
 		t.Fatalf("KeyCount of a new store = %d, %v; want 0", n, err)
 	}
-	orders, ordersHash := h.newKey("orders", "read", "reserve")
+	orders, ordersHash := newKey(h, "orders", "read", "reserve")
 	h.Clock.Advance(time.Second)
-	admin, adminHash := h.newKey("admin", "admin")
+	admin, adminHash := newKey(h, "admin", "admin")
 	for _, p := range []store.KeyCreateParams{{Key: orders, Hash: ordersHash}, {Key: admin, Hash: adminHash}} {
 		if err := h.Store.KeyCreate(ctx, p); err != nil {
 			t.Fatalf("KeyCreate(%s): %v", p.Key.Name, err)
@@ -65,12 +66,12 @@ func testKeyLifecycle(t *testing.T, h *Harness) {
 	}
 }
 
-func testKeyHashUnique(t *testing.T, h *Harness) {
-	first, hash := h.newKey("first", "read")
+func testKeyHashUnique(t *testing.T, h *flowtest.Harness) {
+	first, hash := newKey(h, "first", "read")
 	if err := h.Store.KeyCreate(ctx, store.KeyCreateParams{Key: first, Hash: hash}); err != nil {
 		t.Fatal(err)
 	}
-	second, _ := h.newKey("second", "admin")
+	second, _ := newKey(h, "second", "admin")
 	if err := h.Store.KeyCreate(ctx, store.KeyCreateParams{Key: second, Hash: hash}); err == nil {
 		t.Fatal("a second key with the same hash was stored")
 	}
@@ -82,11 +83,11 @@ func testKeyHashUnique(t *testing.T, h *Harness) {
 // testKeyCreateBounded creates keys from many goroutines at once against a
 // small bound: the count and the insert must be one step, or two creators
 // could both see room for one more.
-func testKeyCreateBounded(t *testing.T, h *Harness) {
+func testKeyCreateBounded(t *testing.T, h *flowtest.Harness) {
 	const keysMax, creators = 5, 12
 	params := make([]store.KeyCreateParams, creators)
 	for i := range params {
-		key, hash := h.newKey("k", "read")
+		key, hash := newKey(h, "k", "read")
 		params[i] = store.KeyCreateParams{Key: key, Hash: hash, KeysMax: keysMax}
 	}
 	errs := make([]error, creators)
@@ -107,39 +108,5 @@ func testKeyCreateBounded(t *testing.T, h *Harness) {
 	n, err := h.Store.KeyCount(ctx)
 	if err != nil || created != keysMax || n != keysMax {
 		t.Fatalf("%d creations succeeded, KeyCount = %d, %v; want %d and %d", created, n, err, keysMax, keysMax)
-	}
-}
-
-func testAuditTrail(t *testing.T, h *Harness) {
-	if events, err := h.Store.AuditEventList(ctx, store.AuditEventListParams{}); err != nil || len(events) != 0 {
-		t.Fatalf("AuditEventList of a new store = %+v, %v; want none", events, err)
-	}
-	var want []stockd.AuditEvent
-	for _, e := range []stockd.AuditEvent{
-		stockd.NewAuditEvent(h.Clock.Now(), "key_a", "location_create", "/v1/locations", stockd.AuditOutcomeForbidden, "missing scope admin"),
-		stockd.NewAuditEvent(h.Clock.Now().Add(time.Millisecond), "", "key_create", "key_b", stockd.AuditOutcomeDone, "command line"),
-		stockd.NewAuditEvent(h.Clock.Now().Add(time.Second), "key_b", "key_revoke", "key_a", stockd.AuditOutcomeDone, ""),
-	} {
-		if err := h.Store.AuditEventInsert(ctx, e); err != nil {
-			t.Fatalf("AuditEventInsert: %v", err)
-		}
-		want = append(want, e)
-	}
-	events, err := h.Store.AuditEventList(ctx, store.AuditEventListParams{})
-	if err != nil || len(events) != len(want) {
-		t.Fatalf("AuditEventList = %+v, %v; want %d events", events, err, len(want))
-	}
-	for i, e := range events {
-		if i > 0 && e.ID <= events[i-1].ID {
-			t.Fatalf("ids %d then %d: want increasing", events[i-1].ID, e.ID)
-		}
-		want[i].ID = e.ID
-		if !reflect.DeepEqual(e, want[i]) {
-			t.Errorf("event %d = %+v, want %+v", i, e, want[i])
-		}
-	}
-	page, err := h.Store.AuditEventList(ctx, store.AuditEventListParams{After: events[0].ID, Limit: 1})
-	if err != nil || len(page) != 1 || page[0].ID != events[1].ID {
-		t.Fatalf("page after %d, limit 1 = %+v, %v; want event %d", events[0].ID, page, err, events[1].ID)
 	}
 }

@@ -1,4 +1,4 @@
-package storetest
+package flowtest
 
 // Negative controls for the issue-4 races (see ../shared/STYLE.md: a test
 // that guards against a race shows that it can fail). Each test runs the
@@ -284,7 +284,7 @@ func TestNegativeApprovalRace(t *testing.T) {
 				}
 			}
 			var entries int
-			for _, e := range h.poolLedger(sku, stockd.BusinessAdjustment) {
+			for _, e := range h.ledgerOf(sku, stockd.BusinessAdjustment) {
 				if e.BusinessID == ap.ID {
 					entries++
 				}

@@ -1,18 +1,67 @@
 package storetest
 
+// LedgerList, LedgerSales and the ledger entries Tx.Write appends.
+
 import (
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine/flowtest"
 )
+
+func testLedgerList(t *testing.T, h *flowtest.Harness) {
+	h.SKU("a")
+	h.SKU("b")
+	for range 3 {
+		h.Receive("a", "default", 1)
+		h.Receive("b", "default", 1)
+	}
+	all, err := h.Store.LedgerList(ctx, storeLedger("", 0, 100))
+	if err != nil || len(all) != 6 {
+		t.Fatalf("ledger = %d entries, %v; want 6", len(all), err)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].Seq <= all[i-1].Seq {
+			t.Fatalf("seq not increasing: %d then %d", all[i-1].Seq, all[i].Seq)
+		}
+	}
+	page, err := h.Store.LedgerList(ctx, storeLedger("b", all[1].Seq, 1))
+	if err != nil || len(page) != 1 || page[0].Position.SKU != "b" || page[0].Seq <= all[1].Seq {
+		t.Fatalf("page = %+v, %v", page, err)
+	}
+	e := all[0]
+	if e.BusinessType != stockd.BusinessReceipt || e.Delta.OnHand != 1 || e.After.OnHand != 1 || e.BusinessID == "" || e.CreatedAt.IsZero() {
+		t.Fatalf("entry = %+v", e)
+	}
+}
+
+func testLedgerUnique(t *testing.T, h *flowtest.Harness) {
+	h.SKU("a")
+	h.Receive("a", "default", 1)
+	entries, err := h.Store.LedgerList(ctx, storeLedger("a", 0, 10))
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("ledger = %v, %v", entries, err)
+	}
+	dup := entries[0]
+	tx, err := h.Store.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if err := tx.Write(ctx, &stockd.BatchWrites{Ledger: []stockd.LedgerEntry{dup}}); err == nil {
+		if err := tx.Commit(ctx); err == nil {
+			t.Fatal("a second ledger entry for the same business event was accepted")
+		}
+	}
+}
 
 // testLedgerSales: the ledger's sales per quarter-hour are confirmed units
 // (by confirm, or committed at reserve), less refunds before shipment,
 // plus direct shipments; holds, releases, receipts and fulfilments are not
 // sales, nor are other SKUs' entries or those outside the span.
-func testLedgerSales(t *testing.T, h *Harness) {
+func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	h.SKU("a")
 	h.SKU("b")
 	h.MustDo(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: "s", Deduction: stockd.DeductionAtShipment}}})
@@ -23,12 +72,12 @@ func testLedgerSales(t *testing.T, h *Harness) {
 	held := h.Reserve(line("a", 3)).Reservation
 	h.Reserve(line("a", 4)) // never confirmed: not a sale
 	h.Clock.Advance(time.Minute)
-	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: held.ID}})
+	h.Transition(stockd.KindConfirm, held.ID)
 	h.Reserve(line("b", 9)) // another SKU
 	h.Clock.Advance(20 * time.Minute)
-	paid := h.committed("a", 5)
-	h.MustDo(returnCmd(paid.ID, false, returnLine("a", 2))) // refunded before shipment
-	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: held.ID}})
+	paid := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 5)}, Commit: true}}).Reservation
+	h.MustDo(stockd.Command{Op: &stockd.Return{ReservationID: paid.ID, Lines: []stockd.ReturnLine{{SKU: "a", Quantity: 2}}}}) // refunded before shipment
+	h.Transition(stockd.KindFulfil, held.ID)
 	h.Clock.Advance(time.Hour)
 	h.MustDo(stockd.Command{Op: &stockd.Shipment{Lines: []stockd.ShipmentLine{{SKU: "s", Quantity: 6}}}})
 

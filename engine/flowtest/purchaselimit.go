@@ -1,11 +1,17 @@
-package storetest
+package flowtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stockd/stockd"
 )
+
+func setLimit(scope, target string, max, windowSeconds int64) stockd.Command {
+	return stockd.Command{Op: &stockd.LimitSet{Scope: scope, Target: target, MaxQuantityPerCustomer: max, WindowSeconds: windowSeconds}}
+}
 
 // committedBy reserves and confirms lines in one step for a customer.
 func (h *Harness) committedBy(customer string, lines ...stockd.LineRequest) stockd.Reservation {
@@ -36,6 +42,97 @@ func (h *Harness) usageOf(customer, reservation string) map[string]stockd.UsageE
 		}
 	}
 	return out
+}
+
+// testOrderLimits: a customer's pending and confirmed quantity within the
+// window may not pass a SKU or campaign limit; release and expiry give it
+// back; the window moves on; other customers and anonymous orders are not
+// counted.
+func testOrderLimits(t *testing.T, h *Harness) {
+	h.SKU("lim")
+	h.Receive("lim", "default", 100)
+	h.MustDo(poolCommand("drop", nil, nil))
+	h.receiveInto(stockd.PositionKey{SKU: "lim", Location: "default", Pool: "drop"}, 10)
+	WantCode(t, h.Do(setLimit(stockd.LimitScopeSKU, "ghost", 1, 60)), stockd.CodeUnknownSKU)
+	res := h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", 9, 3600))
+	if !res.Created {
+		t.Fatal("first limit not created")
+	}
+	// Setting it again replaces it.
+	if res := h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", 3, 3600)); res.Created {
+		t.Fatal("replacing a limit answered created")
+	}
+	c1 := customer("c1")
+	first := h.reserveWith(c1, line("lim", 2))
+	if first.Err != nil || first.Reservation.CustomerID != "c1" {
+		t.Fatalf("first = %+v", first)
+	}
+	WantCode(t, h.reserveWith(c1, line("lim", 2)), stockd.CodePurchaseLimitExceeded)
+	second := h.reserveWith(c1, line("lim", 1))
+	if second.Err != nil {
+		t.Fatal(second.Err)
+	}
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: second.Reservation.ID}})
+	WantCode(t, h.reserveWith(c1, line("lim", 1)), stockd.CodePurchaseLimitExceeded)
+	h.reserveWith(customer("c2"), line("lim", 3))
+	h.Reserve(line("lim", 5))
+	// A release gives the quantity back; a confirmed one stays counted.
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: first.Reservation.ID}})
+	if res := h.reserveWith(c1, line("lim", 2)); res.Err != nil {
+		t.Fatalf("after release: %v", res.Err)
+	}
+	WantCode(t, h.reserveWith(c1, line("lim", 1)), stockd.CodePurchaseLimitExceeded)
+	h.Clock.Advance(time.Hour)
+	if res := h.reserveWith(c1, line("lim", 3)); res.Err != nil {
+		t.Fatalf("a window later: %v", res.Err)
+	}
+
+	// A campaign limit counts lines naming the pool; expiry gives back.
+	h.MustDo(setLimit(stockd.LimitScopeCampaign, "drop", 1, 86400))
+	c3 := func(r *stockd.Reserve) { r.CustomerID, r.TTL = "c3", time.Minute }
+	short := h.reserveWith(c3, inPool("lim", "drop", 1))
+	if short.Err != nil {
+		t.Fatal(short.Err)
+	}
+	WantCode(t, h.reserveWith(c3, inPool("lim", "drop", 1)), stockd.CodePurchaseLimitExceeded)
+	h.Clock.Advance(time.Minute)
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindExpire, ReservationID: short.Reservation.ID}})
+	if res := h.reserveWith(c3, inPool("lim", "drop", 1)); res.Err != nil {
+		t.Fatalf("after expiry: %v", res.Err)
+	}
+	h.Verify()
+}
+
+// testOrderLimitRace: parallel reservations by one customer at the limit,
+// in separate transactions, pass exactly the allowed quantity. First each
+// names another SKU in one campaign pool, so that only the limit's
+// documents are shared; then all name one SKU.
+func testOrderLimitRace(t *testing.T, h *Harness) {
+	const workers, allowed = 10, 3
+	h.MustDo(poolCommand("drop", nil, nil))
+	for i := range workers {
+		sku := fmt.Sprintf("s%d", i)
+		h.SKU(sku)
+		h.receiveInto(stockd.PositionKey{SKU: sku, Location: "default", Pool: "drop"}, 5)
+	}
+	h.MustDo(setLimit(stockd.LimitScopeCampaign, "drop", allowed, 3600))
+	results := h.race(workers, func(i int) *stockd.Reserve {
+		return &stockd.Reserve{CustomerID: "greedy", Lines: []stockd.LineRequest{inPool(fmt.Sprintf("s%d", i), "drop", 1)}}
+	})
+	if passed := countPassed(t, results, stockd.CodePurchaseLimitExceeded); passed != allowed {
+		t.Fatalf("campaign: %d reservations passed, want exactly %d", passed, allowed)
+	}
+
+	h.SKU("lim")
+	h.Receive("lim", "default", 100)
+	h.MustDo(setLimit(stockd.LimitScopeSKU, "lim", allowed, 3600))
+	results = h.race(workers, func(i int) *stockd.Reserve {
+		return &stockd.Reserve{CustomerID: "greedy", Lines: []stockd.LineRequest{line("lim", 1)}}
+	})
+	if passed := countPassed(t, results, stockd.CodePurchaseLimitExceeded); passed != allowed || h.Counters("lim", "default").Reserved != allowed {
+		t.Fatalf("sku: %d reservations passed, %d reserved; want exactly %d", passed, h.Counters("lim", "default").Reserved, allowed)
+	}
+	h.Verify()
 }
 
 // testLimitPartialRefund: a partial refund before shipment gives the

@@ -1,4 +1,4 @@
-package storetest
+package flowtest
 
 import (
 	"encoding/json"
@@ -8,24 +8,6 @@ import (
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/audit"
 )
-
-// auditCases are the conformance cases of the audit helper's work: the
-// audit's checks of in_transit and incoming against the open transfers and
-// purchase orders, and the purchase-limit usage partial refunds give back.
-func auditCases() []struct {
-	name string
-	fn   func(t *testing.T, h *Harness)
-} {
-	return []struct {
-		name string
-		fn   func(t *testing.T, h *Harness)
-	}{
-		{"AuditInboundClean", testAuditInboundClean},
-		{"AuditInboundReports", testAuditInboundReports},
-		{"AuditLimitPartialRefund", testLimitPartialRefund},
-		{"AuditLimitPartialRefundRace", testLimitPartialRefundRace},
-	}
-}
 
 // auditChecks runs the audit twice (it must not change what it reads) and
 // returns the checks it reports, in report order.
@@ -130,7 +112,7 @@ func testAuditInboundReports(t *testing.T, h *Harness) {
 	po.Lines[0].Received = 3
 	doc.Body = mustMarshal(t, po)
 	doc.Version++
-	if err := h.writeDocs(doc); err != nil {
+	if err := h.WriteDocs(doc); err != nil {
 		t.Fatal(err)
 	}
 	checks, rep = h.auditChecks()
@@ -148,7 +130,7 @@ func testAuditInboundReports(t *testing.T, h *Harness) {
 	// A document the audit cannot read is an error, not a difference.
 	doc.Body = json.RawMessage(`{"lines": 7}`)
 	doc.Version++
-	if err := h.writeDocs(doc); err != nil {
+	if err := h.WriteDocs(doc); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := audit.Verify(ctx, h.Store); err == nil {

@@ -1,4 +1,4 @@
-package storetest
+package flowtest
 
 import (
 	"fmt"
@@ -6,6 +6,45 @@ import (
 
 	"github.com/stockd/stockd"
 )
+
+// testSettings: locations and SKUs change only the fields given.
+func testSettings(t *testing.T, h *Harness) {
+	h.SKU("a")
+	h.Location("north", 5)
+	inactive, priority := false, 2
+	res := h.MustDo(stockd.Command{Op: &stockd.LocationUpdate{ID: "north", Active: &inactive, Priority: &priority}})
+	if l := res.Location; l == nil || !l.Inactive || l.Priority != 2 {
+		t.Fatalf("updated location = %+v", res.Location)
+	}
+	locations, err := h.Store.LocationList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, l := range locations {
+		if l.ID == "north" {
+			found = l.Inactive && l.Priority == 2
+		}
+	}
+	if !found {
+		t.Fatalf("stored locations = %+v, want north inactive at priority 2", locations)
+	}
+	threshold, deduction := int64(5), stockd.DeductionAtPayment
+	h.MustDo(stockd.Command{Op: &stockd.SKUUpdate{ID: "a", ApprovalThreshold: &threshold, Deduction: &deduction}})
+	sku, err := h.Store.SKUGet(ctx, "a")
+	if err != nil || sku.Threshold() != 5 || sku.Deduction != stockd.DeductionAtPayment || sku.Name != "a" {
+		t.Fatalf("stored sku = %+v, %v", sku, err)
+	}
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.SKUUpdate{ID: "zz", ApprovalThreshold: &threshold}}), stockd.CodeUnknownSKU)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.LocationUpdate{ID: "zz", Priority: &priority}}), stockd.CodeUnknownLocation)
+	WantCode(t, h.Do(stockd.Command{Op: &stockd.SKUUpdate{ID: "a"}}), stockd.CodeUnprocessable)
+	// The new threshold applies to the next adjustment.
+	h.Receive("a", "default", 10)
+	adj := h.MustDo(stockd.Command{Op: &stockd.Adjust{Position: stockd.PositionKey{SKU: "a"}, Reason: stockd.ReasonFound, Delta: 6}})
+	if !adj.Pending {
+		t.Fatalf("adjustment of 6 over a threshold of 5 answered %+v, want pending", adj)
+	}
+}
 
 // testSettingsRace: partial updates of one location and of one SKU
 // without positions, each changing another field, race on engine

@@ -1,0 +1,78 @@
+package storetest
+
+// Tx.PositionsEnsure, Tx.PositionsLock and the positions Tx.Write stores.
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine/flowtest"
+	"github.com/stockd/stockd/store"
+)
+
+func testEnsureSkipsUnknown(t *testing.T, h *flowtest.Harness) {
+	h.SKU("a")
+	h.MustDo(stockd.Command{Op: &stockd.PoolCreate{Pool: stockd.Pool{ID: "web", Kind: stockd.PoolChannel}}})
+	tx, err := h.Store.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	keys := []stockd.PositionKey{
+		{SKU: "a", Location: "default", Pool: "normal"},
+		{SKU: "a", Location: "default", Pool: "web"},
+		{SKU: "a", Location: "default", Pool: "never-created"},
+		{SKU: "a", Location: "nowhere", Pool: "normal"},
+		{SKU: "zz", Location: "default", Pool: "normal"},
+	}
+	if err := tx.PositionsEnsure(ctx, keys); err != nil {
+		t.Fatalf("ensure: %v", err)
+	}
+	ps, err := tx.PositionsLock(ctx, []string{"a", "zz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 2 || ps[0].PositionKey != keys[0] || ps[1].PositionKey != keys[1] ||
+		ps[0].Counters != (stockd.Counters{}) || ps[1].Counters != (stockd.Counters{}) {
+		t.Fatalf("positions = %+v, want only a/default/normal and a/default/web at zero", ps)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testConstraintsAreLastLine writes negative counters straight through the
+// seam, as a buggy decision would: the database must refuse.
+func testConstraintsAreLastLine(t *testing.T, h *flowtest.Harness) {
+	h.SKU("a")
+	h.Receive("a", "default", 1)
+	key := stockd.PositionKey{SKU: "a", Location: "default", Pool: stockd.PoolDefault}
+	for _, bad := range []stockd.Counters{
+		{OnHand: 1, Reserved: 2},
+		{OnHand: -1},
+		{OnHand: 1, Committed: -1},
+		{OnHand: 1, Quarantined: 1, Reserved: 1},
+	} {
+		tx, err := h.Store.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		werr := tx.Write(ctx, &stockd.BatchWrites{Positions: []stockd.Position{{PositionKey: key, Counters: bad}}})
+		if werr == nil {
+			werr = tx.Commit(ctx)
+		}
+		if err := tx.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if werr == nil {
+			t.Fatalf("writing %+v succeeded, want a constraint violation", bad)
+		}
+		if !errors.Is(werr, store.ErrRejected) {
+			t.Fatalf("writing %+v: %v, want store.ErrRejected, which the engine isolates", bad, werr)
+		}
+	}
+	if c := h.Counters("a", "default"); c != (stockd.Counters{OnHand: 1}) {
+		t.Fatalf("counters = %+v after refused writes", c)
+	}
+}
