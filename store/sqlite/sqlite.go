@@ -72,8 +72,13 @@ func checkPath(path string) error {
 	case strings.ContainsAny(path, "?#"):
 		return errors.New("path must not contain '?' or '#'")
 	}
-	// SQLite's own word for a missing directory is "unable to open
-	// database file (14)", which names neither the file nor the cause.
+	return nil
+}
+
+// checkDirectory refuses a path whose directory is missing: SQLite's own
+// word for it is "unable to open database file (14)", which names neither
+// the file nor the cause.
+func checkDirectory(path string) error {
 	dir := filepath.Dir(path)
 	if info, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("directory %q does not exist: create it first (mkdir -p %s)", dir, dir)
@@ -101,6 +106,9 @@ func OpenExisting(ctx context.Context, path string) (*Store, error) {
 // connection pools. It does not migrate: call Migrate.
 func Open(ctx context.Context, path string) (*Store, error) {
 	if err := checkPath(path); err != nil {
+		return nil, fmt.Errorf("database path %q: %w", path, err)
+	}
+	if err := checkDirectory(path); err != nil {
 		return nil, fmt.Errorf("database path %q: %w", path, err)
 	}
 	writer, err := openPool(ctx, path, writerParams(), 1)
