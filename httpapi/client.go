@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -236,4 +237,21 @@ func keyOrRandom(key string) string {
 		return key
 	}
 	return cryptorand.Text()
+}
+
+// documentQuery renders q with the page cursor and size, "" when empty.
+func documentQuery(q url.Values, after string, limit int) string {
+	if q == nil {
+		q = url.Values{}
+	}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return "?" + q.Encode()
 }

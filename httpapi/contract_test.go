@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -244,4 +245,32 @@ func (c *contract) validate(fragment string, ex exchange) error {
 		}
 	}
 	return nil
+}
+
+// documentedCode reports whether the API document lists code among the
+// problems an operation answers with status.
+func documentedCode(t testing.TB, method, path string, status int, code string) bool {
+	c := loadContract(t)
+	resp, tokens, ok := c.response(path, strings.ToLower(method), status)
+	if !ok {
+		return false
+	}
+	allOf, _ := c.lookupAny(append(tokens, "content", "application/problem+json", "schema", "allOf")...).([]any)
+	if resp == nil || len(allOf) < 2 {
+		return false
+	}
+	codes, _ := allOf[1].(map[string]any)["properties"].(map[string]any)["code"].(map[string]any)["enum"].([]any)
+	return slices.Contains(codes, any(code))
+}
+
+func (c *contract) lookupAny(tokens ...string) any {
+	var node any = c.doc
+	for _, tok := range tokens {
+		m, ok := node.(map[string]any)
+		if !ok {
+			return nil
+		}
+		node = m[tok]
+	}
+	return node
 }

@@ -235,3 +235,20 @@ func trimJSONPrefix(s string) string {
 	rest, _ := strings.CutPrefix(s, "json: ")
 	return rest
 }
+
+// pathIdentifier returns the path value name, which must be an identifier
+// (SKU, location, pool or reservation id shape).
+func pathIdentifier(r *http.Request, name string) (string, *stockd.Error) {
+	v := r.PathValue(name)
+	if !stockd.ValidIdentifier(v) {
+		return "", stockd.InvalidField(name, "must be 1-%d characters of [A-Za-z0-9._:-]", stockd.IdentifierLengthMax)
+	}
+	return v, nil
+}
+
+func requiredQuantity(field string, q *int64) (int64, *stockd.Error) {
+	if q == nil {
+		return 0, stockd.InvalidField(field, "is required")
+	}
+	return *q, nil
+}

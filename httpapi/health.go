@@ -9,6 +9,16 @@ import (
 	"github.com/stockd/stockd/store"
 )
 
+// Health is the answer of GET /healthz.
+type Health struct {
+	// Status is ok or unavailable.
+	Status string `json:"status"`
+	// Reason says what fails: halted, database_unavailable,
+	// writes_failing or batches_failing.
+	Reason string `json:"reason,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
 // Reasons GET /healthz gives for unavailable, worst first.
 const (
 	healthHalted         = "halted"               // the engine stopped on a broken invariant

@@ -4,10 +4,77 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
 )
+
+func (s *Server) ledgerRoutes() []route {
+	return []route{
+		{"GET /v1/ledger", "ledger_list", stockd.ScopeRead, s.listLedger},
+		{"GET /v1/events", "event_list", stockd.ScopeRead, s.listEvents},
+	}
+}
+
+// LedgerEntry is one immutable change to one position; events are the same
+// entries read as an outbox.
+type LedgerEntry struct {
+	Seq           int64     `json:"seq"`
+	Type          string    `json:"type"`
+	BusinessID    string    `json:"business_id"`
+	SKU           string    `json:"sku"`
+	Location      string    `json:"location"`
+	Pool          string    `json:"pool"`
+	Delta         Counters  `json:"delta"`
+	After         Balance   `json:"after"`
+	ReservationID string    `json:"reservation_id,omitempty"`
+	Actor         string    `json:"actor,omitempty"`
+	Reason        string    `json:"reason,omitempty"`
+	Approver      string    `json:"approver,omitempty"`
+	Reference     string    `json:"reference,omitempty"`
+	CreatedAt     time.Time `json:"created_at"`
+}
+
+// LedgerPage is one page of GET /v1/ledger. NextAfter is the cursor for the
+// next page: the last entry's seq, or the request's after when empty.
+type LedgerPage struct {
+	Entries   []LedgerEntry `json:"entries"`
+	NextAfter int64         `json:"next_after"`
+}
+
+// EventPage is one page of GET /v1/events.
+type EventPage struct {
+	Events    []LedgerEntry `json:"events"`
+	NextAfter int64         `json:"next_after"`
+}
+
+func ledgerEntryOut(e stockd.LedgerEntry) LedgerEntry {
+	return LedgerEntry{
+		Seq:           e.Seq,
+		Type:          e.BusinessType,
+		BusinessID:    e.BusinessID,
+		SKU:           e.Position.SKU,
+		Location:      e.Position.Location,
+		Pool:          e.Position.Pool,
+		Delta:         Counters(e.Delta),
+		After:         balanceOut(e.After),
+		ReservationID: e.ReservationID,
+		Actor:         e.Actor,
+		Reason:        e.Reason,
+		Approver:      e.Approver,
+		Reference:     e.Reference,
+		CreatedAt:     e.CreatedAt.UTC(),
+	}
+}
+
+func ledgerEntriesOut(entries []stockd.LedgerEntry) []LedgerEntry {
+	out := make([]LedgerEntry, 0, len(entries))
+	for _, e := range entries {
+		out = append(out, ledgerEntryOut(e))
+	}
+	return out
+}
 
 func (s *Server) listLedger(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

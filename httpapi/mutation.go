@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/stockd/stockd"
@@ -125,4 +126,17 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		status = http.StatusCreated
 	}
 	writeJSON(w, status, m.answer(result))
+}
+
+// emptyRequest is the body of the mutations that say nothing but their
+// path (confirm, fulfil, and those mutateResource serves): nothing, or {}.
+type emptyRequest struct{}
+
+// mustDecodeObject decodes an operation's answer. The domain encoded it
+// from the type decoded into, so a failure is a bug: the handler's panic
+// becomes a logged 500.
+func mustDecodeObject(object json.RawMessage, v any) {
+	if err := json.Unmarshal(object, v); err != nil {
+		panic(fmt.Sprintf("httpapi: operation answer not decodable: %v", err))
+	}
 }

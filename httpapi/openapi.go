@@ -9,10 +9,12 @@ import (
 )
 
 // The OpenAPI 3.1 description of this API lives in the repository as
-// openapi.json (the shared parts: errors, counters, the core endpoints)
-// plus one fragment per feature under openapi/, each holding "paths" and
-// "components"."schemas" to add. openAPIDocument is the merged document;
-// openapi_test.go and contract_test.go check it against real answers.
+// openapi.json (the shared parts: errors, counters, parameters, responses,
+// the schemas several resources answer with, and the server's own
+// endpoints) plus one fragment per resource under openapi/, named as its Go
+// file, each holding "paths" and "components"."schemas" to add.
+// openAPIDocument is the merged document; openapi_test.go and
+// contract_test.go check it against real answers.
 //
 //go:embed openapi.json openapi/*.json
 var openAPIFiles embed.FS
@@ -28,7 +30,7 @@ func mustMergeOpenAPI() []byte {
 }
 
 // mergeOpenAPI adds every fragment's paths and schemas to openapi.json and
-// refuses a name defined twice, so that two features cannot silently
+// refuses a name defined twice, so that two resources cannot silently
 // replace each other's description.
 func mergeOpenAPI(files fs.FS) ([]byte, error) {
 	var doc map[string]any
@@ -73,7 +75,7 @@ func mergeOpenAPI(files fs.FS) ([]byte, error) {
 	return out, nil
 }
 
-// mergePath adds a fragment's operations on one path: a feature may add a
+// mergePath adds a fragment's operations on one path: a resource may add a
 // method to a path another defined (PATCH beside GET), never redefine one.
 func mergePath(paths map[string]any, path string, item any) error {
 	ops, ok := item.(map[string]any)

@@ -223,7 +223,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			}
 		}
 
-		// Each feature's endpoints.
+		// The scenarios of scenario_test.go.
 		exercisePools(h)
 		exerciseFlow(h)
 		exerciseOrders(h)

@@ -4,6 +4,20 @@
 // reads go to the store.
 package httpapi
 
+// Files are named by resource, as the domain's are, so that a resource's
+// HTTP side is found under the name of its domain side: transfer.go holds
+// the transfer routes, handlers and wire types (stockd's transfer.go the
+// operations), client_transfer.go the client's calls, transfer_test.go the
+// tests, and openapi/transfer.json its part of the API document. What
+// several resources share has a file of its own: server.go, mutation.go,
+// decode.go, document.go, types.go, problem.go; so do the tests that chain
+// several resources' steps over shared stock (scenario_test.go,
+// client_scenario_test.go).
+//
+// Request bodies are decoded strictly by Server (unknown fields are
+// refused) and encoded by Client. Numbers a request cannot do without are
+// pointers, so that a missing one is told apart from a zero.
+
 import (
 	"context"
 	"errors"
@@ -167,35 +181,20 @@ func NewServer(cfg Config) *Server {
 }
 
 func (s *Server) routes() []route {
-	// Creating a SKU needs stock, not admin: the feed that receives a new
-	// product's first delivery is the one that learns of it.
-	core := []route{
-		{"POST /v1/skus", "sku_create", stockd.ScopeStock, s.createSKU},
-		{"GET /v1/skus/{sku}", "sku_get", stockd.ScopeRead, s.getSKU},
-		{"POST /v1/locations", "location_create", stockd.ScopeAdmin, s.createLocation},
-		{"GET /v1/locations", "location_list", stockd.ScopeRead, s.listLocations},
-		{"POST /v1/receipts", "receipt_create", stockd.ScopeStock, s.createReceipt},
-		{"POST /v1/adjustments", "adjustment_create", stockd.ScopeStock, s.createAdjustment},
-		{"GET /v1/stock/{sku}", "stock_get", stockd.ScopeRead, s.getStock},
-		{"POST /v1/reservations", "reservation_create", stockd.ScopeReserve, s.createReservation},
-		{"GET /v1/reservations", "reservation_get_by_key", stockd.ScopeRead, s.getReservationByKey},
-		{"GET /v1/reservations/{id}", "reservation_get", stockd.ScopeRead, s.getReservation},
-		{"POST /v1/reservations/{id}/confirm", "reservation_confirm", stockd.ScopeReserve, s.confirmReservation},
-		{"POST /v1/reservations/{id}/release", "reservation_release", stockd.ScopeReserve, s.releaseReservation},
-		{"POST /v1/reservations/{id}/fulfil", "reservation_fulfil", stockd.ScopeReserve, s.fulfilReservation},
-		{"GET /v1/ledger", "ledger_list", stockd.ScopeRead, s.listLedger},
-		{"GET /v1/events", "event_list", stockd.ScopeRead, s.listEvents},
-		// Listing keys needs admin, not read: who holds which scopes is the
-		// admin's business.
-		{"POST /v1/keys", "key_create", stockd.ScopeAdmin, s.createKey},
-		{"GET /v1/keys", "key_list", stockd.ScopeAdmin, s.listKeys},
-		{"POST /v1/keys/{id}/revoke", "key_revoke", stockd.ScopeAdmin, s.revokeKey},
+	// The open endpoints are the server's own, not a resource of /v1.
+	open := []route{
 		{"GET /healthz", "healthz", "", s.healthz},
 		{"GET /metrics", "metrics", "", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}).ServeHTTP},
 		{"GET /openapi.json", "openapi", "", s.openAPI},
 	}
-	// Each feature lists its own routes beside its handlers.
-	return slices.Concat(core, s.orderRoutes(), s.poolRoutes(), s.flowRoutes())
+	// Each resource lists its routes beside its handlers.
+	return slices.Concat(
+		s.skuRoutes(), s.locationRoutes(), s.receiveRoutes(), s.adjustRoutes(), s.stockRoutes(),
+		s.reserveRoutes(), s.transitionRoutes(), s.ledgerRoutes(), s.apiKeyRoutes(), open,
+		s.bundleRoutes(), s.purchaseLimitRoutes(),
+		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
+		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(),
+	)
 }
 
 // ServeHTTP serves one request.

@@ -7,59 +7,35 @@ import (
 	"github.com/stockd/stockd"
 )
 
-func (s *Server) createReceipt(w http.ResponseWriter, r *http.Request) {
-	var req receiptRequest
-	s.mutate(w, r, mutation{
-		body: &req,
-		command: func() (stockd.Command, *stockd.Error) {
-			if req.Quantity == nil {
-				return stockd.Command{}, stockd.InvalidField("quantity", "is required")
-			}
-			return stockd.Command{Op: &stockd.Receive{
-				Position:  stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool},
-				Quantity:  *req.Quantity,
-				Reference: req.Reference,
-			}}, nil
-		},
-		answer: func(res stockd.Result) any { return positionOut(*res.Position) },
-	})
+func (s *Server) stockRoutes() []route {
+	return []route{
+		{"GET /v1/stock/{sku}", "stock_get", stockd.ScopeRead, s.getStock},
+	}
 }
 
-func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
-	var req adjustmentRequest
-	s.mutate(w, r, mutation{
-		body: &req,
-		command: func() (stockd.Command, *stockd.Error) {
-			adjust := &stockd.Adjust{
-				Position:  stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool},
-				Reason:    req.Reason,
-				Reference: req.Reference,
-			}
-			// Well-formed JSON that says two things, or nothing: 422, not a
-			// guess at which one the caller meant.
-			switch {
-			case req.Delta != nil && (req.SetOnHand != nil || req.ExpectedOnHand != nil):
-				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give either delta, or set_on_hand with expected_on_hand, not both")
-			case req.Delta != nil:
-				adjust.Delta = *req.Delta
-			case req.SetOnHand != nil && req.ExpectedOnHand != nil:
-				adjust.Set, adjust.SetOnHand, adjust.ExpectedOnHand = true, *req.SetOnHand, *req.ExpectedOnHand
-			case req.SetOnHand != nil:
-				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "set_on_hand needs expected_on_hand, the on_hand the count was taken against")
-			case req.ExpectedOnHand != nil:
-				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "expected_on_hand needs set_on_hand")
-			default:
-				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give delta, or set_on_hand with expected_on_hand")
-			}
-			return stockd.Command{Op: adjust}, nil
-		},
-		answer: func(res stockd.Result) any {
-			if res.Pending {
-				return objectAnswer[Approval](res)
-			}
-			return positionOut(*res.Position)
-		},
-	})
+// StockPosition is one position inside Stock.
+type StockPosition struct {
+	Location string `json:"location"`
+	Pool     string `json:"pool"`
+	Balance
+}
+
+// Stock is every position of one SKU and their totals.
+type Stock struct {
+	SKU       string          `json:"sku"`
+	Positions []StockPosition `json:"positions"`
+	Totals    Balance         `json:"totals"`
+}
+
+func stockOut(sku string, positions []stockd.Position) Stock {
+	out := Stock{SKU: sku, Positions: make([]StockPosition, 0, len(positions))}
+	var total stockd.Counters
+	for _, p := range positions {
+		out.Positions = append(out.Positions, StockPosition{Location: p.Location, Pool: p.Pool, Balance: balanceOut(p.Counters)})
+		total = total.Add(p.Counters)
+	}
+	out.Totals = balanceOut(total)
+	return out
 }
 
 func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {

@@ -1,0 +1,63 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/stockd/stockd"
+)
+
+func (s *Server) adjustRoutes() []route {
+	return []route{
+		{"POST /v1/adjustments", "adjustment_create", stockd.ScopeStock, s.createAdjustment},
+	}
+}
+
+// adjustmentRequest carries either Delta, or SetOnHand with
+// ExpectedOnHand (compare-and-set for cycle counts).
+type adjustmentRequest struct {
+	SKU            string `json:"sku"`
+	Location       string `json:"location,omitempty"`
+	Pool           string `json:"pool,omitempty"`
+	Reason         string `json:"reason"`
+	Delta          *int64 `json:"delta,omitempty"`
+	SetOnHand      *int64 `json:"set_on_hand,omitempty"`
+	ExpectedOnHand *int64 `json:"expected_on_hand,omitempty"`
+	Reference      string `json:"reference,omitempty"`
+}
+
+func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
+	var req adjustmentRequest
+	s.mutate(w, r, mutation{
+		body: &req,
+		command: func() (stockd.Command, *stockd.Error) {
+			adjust := &stockd.Adjust{
+				Position:  stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool},
+				Reason:    req.Reason,
+				Reference: req.Reference,
+			}
+			// Well-formed JSON that says two things, or nothing: 422, not a
+			// guess at which one the caller meant.
+			switch {
+			case req.Delta != nil && (req.SetOnHand != nil || req.ExpectedOnHand != nil):
+				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give either delta, or set_on_hand with expected_on_hand, not both")
+			case req.Delta != nil:
+				adjust.Delta = *req.Delta
+			case req.SetOnHand != nil && req.ExpectedOnHand != nil:
+				adjust.Set, adjust.SetOnHand, adjust.ExpectedOnHand = true, *req.SetOnHand, *req.ExpectedOnHand
+			case req.SetOnHand != nil:
+				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "set_on_hand needs expected_on_hand, the on_hand the count was taken against")
+			case req.ExpectedOnHand != nil:
+				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "expected_on_hand needs set_on_hand")
+			default:
+				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give delta, or set_on_hand with expected_on_hand")
+			}
+			return stockd.Command{Op: adjust}, nil
+		},
+		answer: func(res stockd.Result) any {
+			if res.Pending {
+				return objectAnswer[Approval](res)
+			}
+			return positionOut(*res.Position)
+		},
+	})
+}

@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// ReserveLine is one line of Client.Reserve; an empty Location lets the
+// server pick the first location by priority that holds the whole line.
+type ReserveLine struct {
+	SKU      string
+	Quantity int64
+	Location string
+	Pool     string
+}
+
+// ReserveParams are the arguments of Client.Reserve. A zero TTL means the
+// server's default (15 minutes); a TTL is sent in whole seconds, rounded up.
+type ReserveParams struct {
+	IdempotencyKey string
+	Lines          []ReserveLine
+	TTL            time.Duration
+	Commit         bool
+	// Strategy is priority (the default), single_location or split.
+	Strategy   string
+	CustomerID string
+}
+
+// Reserve holds stock for every line or none.
+func (c *Client) Reserve(ctx context.Context, p ReserveParams) (Reservation, error) {
+	req := reservationRequest{
+		Commit: p.Commit, Strategy: p.Strategy, CustomerID: p.CustomerID,
+		Lines: make([]reservationLineRequest, 0, len(p.Lines)),
+	}
+	for _, l := range p.Lines {
+		quantity := l.Quantity
+		req.Lines = append(req.Lines, reservationLineRequest{SKU: l.SKU, Quantity: &quantity, Location: l.Location, Pool: l.Pool})
+	}
+	if p.TTL != 0 {
+		seconds := int64(math.Ceil(p.TTL.Seconds()))
+		req.TTLSeconds = &seconds
+	}
+	var out Reservation
+	replayed, err := c.do(ctx, call{
+		method: http.MethodPost, path: "/v1/reservations", key: keyOrRandom(p.IdempotencyKey), body: req, out: &out,
+	})
+	out.Replayed = replayed
+	return out, err
+}
+
+// GetReservation reads a reservation by id.
+func (c *Client) GetReservation(ctx context.Context, id string) (Reservation, error) {
+	var out Reservation
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/reservations/" + url.PathEscape(id), out: &out})
+	return out, err
+}
+
+// GetReservationByKey reads the reservation made with an idempotency key:
+// how a caller whose Reserve timed out learns what happened.
+func (c *Client) GetReservationByKey(ctx context.Context, key string) (Reservation, error) {
+	var out Reservation
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/reservations?" + url.Values{"key": {key}}.Encode(), out: &out})
+	return out, err
+}

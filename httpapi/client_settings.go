@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+)
+
+// UpdateLocationParams are the arguments of Client.UpdateLocation; a nil
+// field is left unchanged.
+type UpdateLocationParams struct {
+	IdempotencyKey string
+	Location       string
+	Name           *string
+	Priority       *int64
+	Active         *bool
+}
+
+// UpdateLocation changes a location's settings.
+func (c *Client) UpdateLocation(ctx context.Context, p UpdateLocationParams) (Location, error) {
+	var out Location
+	replayed, err := c.do(ctx, call{
+		method: http.MethodPatch, path: "/v1/locations/" + url.PathEscape(p.Location), key: keyOrRandom(p.IdempotencyKey),
+		body: locationUpdateRequest{Name: p.Name, Priority: p.Priority, Active: p.Active}, out: &out,
+	})
+	out.Replayed = replayed
+	return out, err
+}
+
+// UpdateSKUParams are the arguments of Client.UpdateSKU; a nil field is
+// left unchanged.
+type UpdateSKUParams struct {
+	IdempotencyKey    string
+	SKU               string
+	Name              *string
+	Deduction         *string
+	ApprovalThreshold *int64
+}
+
+// UpdateSKU changes a SKU's settings.
+func (c *Client) UpdateSKU(ctx context.Context, p UpdateSKUParams) (SKU, error) {
+	var out SKU
+	replayed, err := c.do(ctx, call{
+		method: http.MethodPatch, path: "/v1/skus/" + url.PathEscape(p.SKU), key: keyOrRandom(p.IdempotencyKey),
+		body: skuUpdateRequest{Name: p.Name, Deduction: p.Deduction, ApprovalThreshold: p.ApprovalThreshold}, out: &out,
+	})
+	out.Replayed = replayed
+	return out, err
+}

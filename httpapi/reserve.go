@@ -1,0 +1,178 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/stockd/stockd"
+)
+
+func (s *Server) reserveRoutes() []route {
+	return []route{
+		{"POST /v1/reservations", "reservation_create", stockd.ScopeReserve, s.createReservation},
+		{"GET /v1/reservations", "reservation_get_by_key", stockd.ScopeRead, s.getReservationByKey},
+		{"GET /v1/reservations/{id}", "reservation_get", stockd.ScopeRead, s.getReservation},
+	}
+}
+
+// ReservationLine is one placed line of a reservation.
+type ReservationLine struct {
+	SKU      string `json:"sku"`
+	Quantity int64  `json:"quantity"`
+	Location string `json:"location"`
+	Pool     string `json:"pool"`
+	// Bundle names the bundle SKU a component line was reserved for.
+	Bundle   string `json:"bundle,omitempty"`
+	Refunded int64  `json:"refunded,omitempty"`
+	Returned int64  `json:"returned,omitempty"`
+}
+
+// Reservation holds stock for an order.
+type Reservation struct {
+	ID            string            `json:"id"`
+	Key           string            `json:"key"`
+	Status        string            `json:"status"`
+	ExpiresAt     time.Time         `json:"expires_at"`
+	CreatedAt     time.Time         `json:"created_at"`
+	UpdatedAt     time.Time         `json:"updated_at"`
+	ReleaseReason string            `json:"release_reason,omitempty"`
+	CustomerID    string            `json:"customer_id,omitempty"`
+	Lines         []ReservationLine `json:"lines"`
+	// Replayed: see SKU.Replayed.
+	Replayed bool `json:"-"`
+}
+
+type reservationLineRequest struct {
+	SKU      string `json:"sku"`
+	Quantity *int64 `json:"quantity"`
+	Location string `json:"location,omitempty"`
+	Pool     string `json:"pool,omitempty"`
+}
+
+type reservationRequest struct {
+	Lines []reservationLineRequest `json:"lines"`
+	// TTLSeconds defaults to 15 minutes when absent; an explicit 0 is out of
+	// bounds.
+	TTLSeconds *int64 `json:"ttl_seconds,omitempty"`
+	Commit     bool   `json:"commit,omitempty"`
+	// Strategy places lines without a location: priority (the default),
+	// single_location or split.
+	Strategy   string `json:"strategy,omitempty"`
+	CustomerID string `json:"customer_id,omitempty"`
+}
+
+func reservationOut(r stockd.Reservation) Reservation {
+	out := Reservation{
+		ID:            r.ID,
+		Key:           r.Key,
+		Status:        string(r.Status),
+		ExpiresAt:     r.ExpiresAt.UTC(),
+		CreatedAt:     r.CreatedAt.UTC(),
+		UpdatedAt:     r.UpdatedAt.UTC(),
+		ReleaseReason: r.ReleaseReason,
+		CustomerID:    r.CustomerID,
+		Lines:         make([]ReservationLine, 0, len(r.Lines)),
+	}
+	for _, l := range r.Lines {
+		out.Lines = append(out.Lines, ReservationLine{
+			SKU: l.SKU, Quantity: l.Quantity, Location: l.Location, Pool: l.Pool,
+			Bundle: l.Bundle, Refunded: l.Refunded, Returned: l.Returned,
+		})
+	}
+	return out
+}
+
+func (s *Server) createReservation(w http.ResponseWriter, r *http.Request) {
+	var req reservationRequest
+	s.mutate(w, r, mutation{
+		body: &req,
+		command: func() (stockd.Command, *stockd.Error) {
+			reserve := &stockd.Reserve{
+				Commit: req.Commit, Strategy: req.Strategy, CustomerID: req.CustomerID,
+				Lines: make([]stockd.LineRequest, 0, len(req.Lines)),
+			}
+			// The domain reads a zero TTL as "the default"; on the wire only
+			// an absent ttl_seconds means that, and an explicit 0 is out of
+			// bounds like any other.
+			if req.TTLSeconds != nil {
+				ttl := *req.TTLSeconds
+				if ttl < int64(stockd.ReservationTTLMin/time.Second) || ttl > int64(stockd.ReservationTTLMax/time.Second) {
+					return stockd.Command{}, stockd.InvalidField("ttl_seconds", "must be from %d to %d", int64(stockd.ReservationTTLMin/time.Second), int64(stockd.ReservationTTLMax/time.Second))
+				}
+				reserve.TTL = time.Duration(ttl) * time.Second
+			}
+			for _, l := range req.Lines {
+				if l.Quantity == nil {
+					return stockd.Command{}, stockd.InvalidField("lines.quantity", "is required")
+				}
+				reserve.Lines = append(reserve.Lines, stockd.LineRequest{SKU: l.SKU, Quantity: *l.Quantity, Location: l.Location, Pool: l.Pool})
+			}
+			if err := s.limitSKUs(w, reserve.Lines); err != nil {
+				return stockd.Command{}, err
+			}
+			return stockd.Command{Op: reserve}, nil
+		},
+		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
+	})
+}
+
+// limitSKUs takes one token from the bucket of every SKU the lines name,
+// when the per-SKU limit is on: a hot SKU's reservations are refused before
+// they queue, so that they cannot crowd out every other SKU's. When one
+// bucket is empty, nothing is taken; Retry-After tells when to come back
+// (with the same idempotency key).
+func (s *Server) limitSKUs(w http.ResponseWriter, lines []stockd.LineRequest) *stockd.Error {
+	// Too many lines is the engine's to refuse; it is not worth a bucket.
+	if s.skuLimits == nil || len(lines) > stockd.LinesPerReservationMax {
+		return nil
+	}
+	skus := make([]string, 0, len(lines))
+	for _, l := range lines {
+		// Malformed ids are the engine's to refuse; they get no bucket.
+		if stockd.ValidIdentifier(l.SKU) && !slices.Contains(skus, l.SKU) {
+			skus = append(skus, l.SKU)
+		}
+	}
+	wait, ok := s.skuLimits.take(s.now(), skus...)
+	if ok {
+		return nil
+	}
+	setRetryAfter(w, wait)
+	return stockd.Errorf(stockd.CodeRateLimited, "reservations of these SKUs arrive faster than their limit; retry later with the same idempotency key")
+}
+
+func (s *Server) getReservation(w http.ResponseWriter, r *http.Request) {
+	id, verr := pathIdentifier(r, "id")
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	res, err := s.store.ReservationGet(r.Context(), id)
+	s.answerReservation(w, r, res, err, "reservation "+id)
+}
+
+// getReservationByKey is how a caller whose reserve timed out learns what
+// happened, instead of reserving again.
+func (s *Server) getReservationByKey(w http.ResponseWriter, r *http.Request) {
+	key := r.URL.Query().Get("key")
+	if !stockd.ValidIdempotencyKey(key) {
+		writeProblem(w, stockd.InvalidField("key", "must be 1-%d printable ASCII characters", stockd.IdempotencyKeyLengthMax))
+		return
+	}
+	res, err := s.store.ReservationGetByKey(r.Context(), key)
+	s.answerReservation(w, r, res, err, "reservation with key "+key)
+}
+
+func (s *Server) answerReservation(w http.ResponseWriter, r *http.Request, res stockd.Reservation, err error, what string) {
+	if errors.Is(err, stockd.ErrNotFound) {
+		writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "%s not found", what))
+		return
+	}
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, reservationOut(res))
+}
