@@ -199,6 +199,8 @@ func edgeBadRequests() []badRequest {
 		{name: "reference not UTF-8", body: "{\"sku\":\"A\",\"quantity\":1,\"reference\":\"PO-\xff7\"}", wantCode: "invalid_json"},
 		{name: "reference with half a surrogate pair", body: `{"sku":"A","quantity":1,"reference":"PO-\ud8007"}`, wantCode: "invalid_json"},
 		{name: "reference with a low surrogate alone", body: `{"sku":"A","quantity":1,"reference":"\udc00"}`, wantCode: "invalid_json"},
+		{name: "a repeated key", body: `{"sku":"A","quantity":1,"quantity":999}`, wantCode: "invalid_json"},
+		{name: "a repeated key in a line", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1,"sku":"B"}]}`, wantCode: "invalid_json"},
 		{name: "sku name with a NUL byte", path: "/v1/skus", body: `{"sku":"NUL","name":"Tee\u0000"}`, wantCode: "invalid_input", wantField: "name"},
 		{name: "location name with an escape sequence", path: "/v1/locations", body: `{"location":"L9","name":"\u001b[31mred"}`, wantCode: "invalid_input", wantField: "name"},
 		{name: "supplier with a NUL byte", path: "/v1/purchase-orders", body: `{"supplier":"Ac\u0000me","expected_at":"2026-12-10T00:00:00Z","lines":[{"sku":"A","quantity":1}]}`, wantCode: "invalid_input", wantField: "supplier"},

@@ -56,6 +56,12 @@ func decodeStrict(body []byte, v any) *stockd.Error {
 	if loneSurrogate(body) {
 		return stockd.Errorf(stockd.CodeInvalidJSON, "body escapes half of a UTF-16 surrogate pair")
 	}
+	// encoding/json keeps the last of repeated keys: {"quantity":1,
+	// "quantity":999} would reserve 999 where a proxy or a log that reads
+	// the first sees 1.
+	if key, ok := repeatedKey(body); ok {
+		return stockd.Errorf(stockd.CodeInvalidJSON, "field %q appears more than once in one object", key)
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -195,6 +201,56 @@ func decodeOptional(body []byte, v any) *stockd.Error {
 		return nil
 	}
 	return decodeStrict(body, v)
+}
+
+// repeatedKey returns the first key that appears twice in one object of
+// body. Malformed JSON reports none: decoding refuses it with its own word.
+func repeatedKey(body []byte) (string, bool) {
+	type frame struct {
+		keys    map[string]bool // nil in an array
+		wantKey bool
+	}
+	var stack []frame
+	// consumed marks the value of the current object's key as read.
+	consumed := func() {
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			stack[n-1].wantKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, frame{keys: map[string]bool{}, wantKey: true})
+			case '[':
+				stack = append(stack, frame{})
+			default:
+				stack = stack[:len(stack)-1]
+				consumed()
+				if len(stack) == 0 {
+					return "", false
+				}
+			}
+		case string:
+			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].wantKey {
+				if stack[n-1].keys[t] {
+					return t, true
+				}
+				stack[n-1].keys[t] = true
+				stack[n-1].wantKey = false
+				continue
+			}
+			consumed()
+		default:
+			consumed()
+		}
+	}
 }
 
 func decodeError(err error) *stockd.Error {
