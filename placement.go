@@ -26,6 +26,9 @@ type placement struct {
 	locations []string
 	lines     []ReservationLine
 	short     []Shortfall
+	// apart is set when the lines could not all come from one location
+	// under StrategySingleLocation.
+	apart bool
 }
 
 func newPlacement(s *BatchState, wants int) placement {
@@ -55,9 +58,23 @@ func (p *placement) place(wants []want, strategy string) {
 		}
 		return
 	}
+	// One parcel was asked for: lines placed apart would be two.
+	p.apart = true
 	for _, w := range free {
-		p.placeFree(w, StrategyPriority)
+		p.shortOf(w, p.bestAtOneLocation(w))
 	}
+}
+
+// bestAtOneLocation is the most of w that any one active location holds,
+// in the first of w's pools there that holds any.
+func (p *placement) bestAtOneLocation(w want) int64 {
+	var best int64
+	for _, loc := range p.activeLocations() {
+		for _, pool := range w.Pools {
+			best = max(best, p.available(PositionKey{SKU: w.SKU, Location: loc, Pool: pool}))
+		}
+	}
+	return best
 }
 
 // available is what position k can still give this order.

@@ -33,7 +33,7 @@ func TestPlacementStrategies(t *testing.T) {
 		{"priority each line apart", StrategyPriority, []LineRequest{{SKU: "a", Quantity: 2}, {SKU: "b", Quantity: 2}}, "[a@w1:2 b@w2:2]"},
 		{"single location holds all", StrategySingleLocation, []LineRequest{{SKU: "a", Quantity: 2}, {SKU: "b", Quantity: 2}}, "[a@w2:2 b@w2:2]"},
 		{"single location prefers priority", StrategySingleLocation, []LineRequest{{SKU: "a", Quantity: 1}, {SKU: "b", Quantity: 1}}, "[a@w1:1 b@w1:1]"},
-		{"single location falls back", StrategySingleLocation, []LineRequest{{SKU: "a", Quantity: 6}, {SKU: "b", Quantity: 1}}, CodeInsufficientStock},
+		{"single location short anywhere", StrategySingleLocation, []LineRequest{{SKU: "a", Quantity: 6}, {SKU: "b", Quantity: 1}}, CodeInsufficientStock},
 		{"single location with a named line", StrategySingleLocation, []LineRequest{{SKU: "a", Quantity: 1, Location: "w1"}, {SKU: "b", Quantity: 3}}, "[a@w1:1 b@w2:3]"},
 		{"split across", StrategySplit, []LineRequest{{SKU: "a", Quantity: 6}}, "[a@w1:2 a@w2:4]"},
 		{"split all or nothing", StrategySplit, []LineRequest{{SKU: "a", Quantity: 8}}, CodeInsufficientStock},

@@ -33,9 +33,10 @@ const (
 	// StrategyPriority puts each line whole in the first active location,
 	// by priority, that can hold it.
 	StrategyPriority = "priority"
-	// StrategySingleLocation prefers one location that can hold every line
-	// of the order, to ship in one parcel, and falls back to
-	// StrategyPriority when none can.
+	// StrategySingleLocation puts every line without a location in one
+	// location that can hold them all, to ship in one parcel, the first by
+	// priority; when none can, the order is refused (insufficient_stock),
+	// never split over parcels the caller did not ask for.
 	StrategySingleLocation = "single_location"
 	// StrategySplit may split a line across locations, by priority.
 	StrategySplit = "split"
@@ -76,7 +77,11 @@ func (req *Reserve) decide(s *BatchState, c *Command) Result {
 	p := newPlacement(s, len(wants))
 	p.place(wants, req.Strategy)
 	if len(p.short) > 0 {
-		return Result{Err: &Error{Code: CodeInsufficientStock, Message: "not enough stock for every line", Lines: p.short}}
+		msg := "not enough stock for every line"
+		if p.apart {
+			msg = "no single active location holds every line (strategy single_location); priority or split may place them apart"
+		}
+		return Result{Err: &Error{Code: CodeInsufficientStock, Message: msg, Lines: p.short}}
 	}
 	res := Reservation{
 		ID:         s.NewID(),

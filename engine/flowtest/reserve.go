@@ -1,6 +1,7 @@
 package flowtest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stockd/stockd"
@@ -101,8 +102,14 @@ func testOrderStrategies(t *testing.T, h *Harness) {
 	// single_location: far holds c and d, near only c.
 	wantLines(t, h.reserveWith(strategy(stockd.StrategySingleLocation), line("c", 1), line("d", 1)),
 		held("c", "far", "normal", 1), held("d", "far", "normal", 1))
-	// No location holds e and f together: placed by priority instead.
-	wantLines(t, h.reserveWith(strategy(stockd.StrategySingleLocation), line("e", 1), line("f", 1)),
+	// No location holds e and f together: refused, not split over two
+	// parcels; each line says the most one location holds.
+	apart := h.reserveWith(strategy(stockd.StrategySingleLocation), line("e", 1), line("f", 1))
+	WantCode(t, apart, stockd.CodeInsufficientStock)
+	if l := apart.Err.Lines; len(l) != 2 || l[0].Available != 1 || l[1].Available != 1 || !strings.Contains(apart.Err.Message, "single") {
+		t.Fatalf("single_location refusal: %+v", apart.Err)
+	}
+	wantLines(t, h.reserveWith(strategy(stockd.StrategyPriority), line("e", 1), line("f", 1)),
 		held("e", "near", "normal", 1), held("f", "far", "normal", 1))
 	// A line without location landing on a named line's position merges.
 	h.Receive("c", "near", 2)
