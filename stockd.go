@@ -187,6 +187,13 @@ type Reservation struct {
 	ReleaseReason string    `json:"release_reason,omitempty"`
 }
 
+// PastDeadline reports whether r is pending at now with its deadline
+// passed: it still holds its stock until the expiry worker (or the next
+// confirm, which loses) moves it, but no confirm can succeed.
+func (r *Reservation) PastDeadline(now time.Time) bool {
+	return r.Status == StatusPending && !now.Before(r.ExpiresAt)
+}
+
 // snapshot copies r, lines included, for an answer: a later command of the
 // same batch changes r's lines in place, and must not change what an
 // earlier one answered.

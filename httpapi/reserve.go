@@ -40,6 +40,11 @@ type Reservation struct {
 	ReleaseReason string            `json:"release_reason,omitempty"`
 	CustomerID    string            `json:"customer_id,omitempty"`
 	Lines         []ReservationLine `json:"lines"`
+	// Expired is set on a read of a pending reservation whose deadline
+	// passed: a confirm will be refused reservation_expired, and the
+	// stock comes back once the expiry worker releases it. Only reads carry
+	// it: an answer to a mutation is stored and replayed as it was given.
+	Expired bool `json:"expired,omitempty"`
 	// Replayed: see SKU.Replayed.
 	Replayed bool `json:"-"`
 }
@@ -174,5 +179,7 @@ func (s *Server) answerReservation(w http.ResponseWriter, r *http.Request, res s
 		s.failure(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, reservationOut(res))
+	out := reservationOut(res)
+	out.Expired = res.PastDeadline(s.now())
+	writeJSON(w, http.StatusOK, out)
 }

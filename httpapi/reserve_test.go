@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"net/http"
+	"testing"
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/internal/testdb"
 )
 
 // exerciseReserveOrderCodes is exerciseOrders' step of the order error
@@ -21,4 +23,37 @@ func exerciseReserveOrderCodes(h *harness) {
 	h.mustRefuse("/v1/reservations", "orders-promo", `{"lines":[{"sku":"OX","quantity":1,"pool":"OPROMO"}]}`, http.StatusConflict, stockd.CodeCampaignNotActive)
 	h.must("POST", "/v1/reservations", "orders-limit-1", `{"lines":[{"sku":"OX","quantity":1}],"customer_id":"C1"}`, http.StatusCreated, nil)
 	h.mustRefuse("/v1/reservations", "orders-limit-2", `{"lines":[{"sku":"OX","quantity":1}],"customer_id":"C1"}`, http.StatusConflict, stockd.CodePurchaseLimitExceeded)
+}
+
+// TestReadPastDeadline: a read of a pending reservation whose deadline
+// passed says so (expired: true) before the expiry worker moves it; the
+// stored answer of its creation is replayed as it was given.
+func TestReadPastDeadline(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b)
+		h.seed(10, "A")
+		body := `{"lines":[{"sku":"A","quantity":1}],"ttl_seconds":60}`
+		var created Reservation
+		h.must("POST", "/v1/reservations", "late-1", body, http.StatusCreated, &created)
+		var fresh Reservation
+		h.must("GET", "/v1/reservations/"+created.ID, "", "", http.StatusOK, &fresh)
+		if fresh.Expired {
+			t.Fatalf("a reservation within its deadline reads expired: %+v", fresh)
+		}
+		h.clock.Advance(61 * time.Second)
+		var late Reservation
+		h.must("GET", "/v1/reservations/"+created.ID, "", "", http.StatusOK, &late)
+		if late.Status != string(stockd.StatusPending) || !late.Expired {
+			t.Fatalf("past its deadline it reads %+v, want pending with expired: true", late)
+		}
+		h.must("GET", "/v1/reservations?key=late-1", "", "", http.StatusOK, &late)
+		if !late.Expired {
+			t.Fatalf("by key past its deadline it reads %+v, want expired: true", late)
+		}
+		var replay Reservation
+		h.must("POST", "/v1/reservations", "late-1", body, http.StatusCreated, &replay)
+		if replay.Expired {
+			t.Fatalf("the replayed answer carries expired: %+v", replay)
+		}
+	})
 }
