@@ -394,6 +394,8 @@ func readBadRequests() []readBadRequest {
 		{"/v1/reservations/" + strings.Repeat("r", 65), "invalid_input"},
 		{"/v1/reservations/a%3Bb", "invalid_input"},
 		{"/v1/reservations?key=nope", "not_found"},
+		{"/v1/requests/never-sent", "not_found"},
+		{"/v1/requests/" + strings.Repeat("k", 129), "invalid_input"},
 		{"/v1/reservations", "invalid_input"},
 		{"/v1/reservations?key=" + strings.Repeat("k", 129), "invalid_input"},
 		{"/v1/ledger?limit=0", "invalid_input"},

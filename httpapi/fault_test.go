@@ -114,6 +114,13 @@ func (f faultyStore) ReservationGetByKey(ctx context.Context, key string) (stock
 	return f.Store.ReservationGetByKey(ctx, key)
 }
 
+func (f faultyStore) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.IdempotencyGet(ctx, keys)
+}
+
 func (f faultyStore) LedgerList(ctx context.Context, p store.LedgerListParams) ([]stockd.LedgerEntry, error) {
 	if err := injected(ctx); err != nil {
 		return nil, err

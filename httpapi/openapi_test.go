@@ -161,7 +161,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		h.must("POST", "/v1/reservations/"+toFulfil.ID+"/fulfil", "fulfil-again", "", http.StatusOK, nil)
 		for _, path := range []string{
 			"/v1/skus/A", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=released",
-			"/v1/ledger", "/v1/ledger?sku=A&after=2&limit=3", "/v1/events?after=1&limit=1000", "/healthz", "/metrics", "/openapi.json",
+			"/v1/ledger", "/v1/ledger?sku=A&after=2&limit=3", "/v1/events?after=1&limit=1000", "/v1/requests/receipt-L1",
+			"/healthz", "/metrics", "/openapi.json",
 		} {
 			h.must("GET", path, "", "", http.StatusOK, nil)
 		}
@@ -216,7 +217,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		}
 		for _, path := range []string{
 			"/v1/skus/A", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=pending",
-			"/v1/ledger?sku=A", "/v1/events", "/healthz",
+			"/v1/ledger?sku=A", "/v1/events", "/v1/requests/receipt-L1", "/healthz",
 		} {
 			for _, fault := range []string{faultInternal, faultCancelled, faultTimeout, faultDown} {
 				h.sendHeaders("GET", path, nil, map[string]string{headerTestFault: fault})

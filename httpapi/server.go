@@ -193,7 +193,7 @@ func (s *Server) routes() []route {
 		s.reserveRoutes(), s.transitionRoutes(), s.ledgerRoutes(), s.apiKeyRoutes(), open,
 		s.bundleRoutes(), s.purchaseLimitRoutes(),
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
-		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(),
+		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
 	)
 }
 

@@ -1,0 +1,74 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/stockd/stockd"
+)
+
+func (s *Server) requestRoutes() []route {
+	return []route{
+		{"GET /v1/requests/{key}", "request_get", stockd.ScopeRead, s.getRequest},
+	}
+}
+
+// Outcomes of a request sent under an idempotency key.
+const (
+	outcomeApplied = "applied" // its first answer was a success (200 or 201)
+	outcomePending = "pending" // accepted, waiting for another party (202: an approval)
+	outcomeRefused = "refused" // its first answer was a refusal (4xx), stored and replayed as such
+)
+
+// RequestOutcome says what became of the mutation sent under a key: a
+// caller whose request timed out or lost its connection learns whether it
+// was applied, refused (and why) or never seen (404) without sending it
+// again, which a changed body would turn into idempotency_key_reused.
+type RequestOutcome struct {
+	Key     string `json:"key"`
+	Outcome string `json:"outcome"`
+	// Status is the HTTP status of the first answer, which a retry with
+	// the same key and body replays.
+	Status int `json:"status"`
+	// Code is the refusal's code.
+	Code      string    `json:"code,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
+	key := r.PathValue("key")
+	if !stockd.ValidIdempotencyKey(key) {
+		writeProblem(w, stockd.InvalidField("key", "must be 1-%d printable ASCII characters", stockd.IdempotencyKeyLengthMax))
+		return
+	}
+	records, err := s.store.IdempotencyGet(r.Context(), []string{key})
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	if len(records) == 0 {
+		// Never applied nor refused by a batch: a request whose caller gave
+		// up before its batch formed is dropped, and is safe to send again.
+		writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "no request under key %q was decided", key))
+		return
+	}
+	writeJSON(w, http.StatusOK, requestOutcome(records[0]))
+}
+
+func requestOutcome(rec stockd.IdempotencyRecord) RequestOutcome {
+	var res stockd.Result
+	if err := json.Unmarshal(rec.Result, &res); err != nil {
+		panic("httpapi: stored answer not decodable: " + err.Error())
+	}
+	out := RequestOutcome{Key: rec.Key, Outcome: outcomeApplied, Status: http.StatusOK, CreatedAt: rec.CreatedAt.UTC()}
+	switch {
+	case res.Err != nil:
+		out.Outcome, out.Code, out.Status = outcomeRefused, res.Err.Code, statusOf(res.Err.Code)
+	case res.Pending:
+		out.Outcome, out.Status = outcomePending, http.StatusAccepted
+	case res.Created:
+		out.Status = http.StatusCreated
+	}
+	return out
+}
