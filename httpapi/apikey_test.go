@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +190,32 @@ func TestClientPresentsKey(t *testing.T) {
 		}
 		_, err := NewClient(h.url).Locations(t.Context())
 		requireCode(t, err, stockd.CodeUnauthorized)
+	})
+}
+
+// TestFirstKeyLogged: the switch from open to keys required is logged,
+// once, when this server creates the first key or finds one another
+// replica created.
+func TestFirstKeyLogged(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		for _, how := range []string{"created here", "found in the store"} {
+			t.Run(how, func(t *testing.T) {
+				var logs bytes.Buffer
+				h := newHarness(t, b, func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(&logs, nil)) })
+				if how == "created here" {
+					var admin CreatedAPIKey
+					h.must("POST", "/v1/keys", "", `{"name":"admin","scopes":["admin"]}`, http.StatusCreated, &admin)
+					h.expect("POST", "/v1/keys", `{"name":"second","scopes":["read"]}`, http.StatusCreated, bearer(admin.Secret))
+				} else {
+					h.storeKey("elsewhere", stockd.ScopeRead)
+					h.clock.Advance(keyCacheTTLDefault)
+					h.expect("GET", "/v1/locations", "", http.StatusUnauthorized, nil)
+					h.expect("GET", "/v1/locations", "", http.StatusUnauthorized, nil)
+				}
+				if n := strings.Count(logs.String(), "no longer open"); n != 1 {
+					t.Fatalf("the switch was logged %d times, want once:\n%s", n, logs.String())
+				}
+			})
+		}
 	})
 }

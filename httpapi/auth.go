@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -66,6 +67,8 @@ type authenticator struct {
 
 	// keysExist becomes true once a key is seen to exist, and stays true.
 	keysExist atomic.Bool
+	// logger hears of the switch from open to keys required.
+	logger *slog.Logger
 	// keysCheckedUntilNanos is when the store must next be asked whether a
 	// key exists (unix nanoseconds), while none did.
 	keysCheckedUntilNanos atomic.Int64
@@ -83,6 +86,16 @@ func newAuthenticator(cfg Config) *authenticator {
 		cache:       newKeyCache(ttl),
 		limits:      newKeyLimits(cfg),
 		lookups:     newLookupLimits(cfg),
+		logger:      cfg.Logger,
+	}
+}
+
+// keysFound records that a key exists, once: an open server that now
+// refuses keyless requests says so, or its operator learns it from a
+// wave of 401s.
+func (a *authenticator) keysFound() {
+	if a.keysExist.CompareAndSwap(false, true) && !a.requireKeys {
+		a.logger.Warn("an API key exists: the server is no longer open, every /v1 request now needs a key with its scope")
 	}
 }
 
@@ -99,7 +112,7 @@ func (a *authenticator) required(ctx context.Context, now time.Time) (bool, erro
 		return false, err
 	}
 	if n > 0 {
-		a.keysExist.Store(true)
+		a.keysFound()
 		return true, nil
 	}
 	a.keysCheckedUntilNanos.Store(now.Add(a.ttl).UnixNano())
@@ -172,7 +185,7 @@ func bearerSecret(r *http.Request) (string, bool) {
 
 // keyCreated tells the authenticator that a key now exists, so that this
 // server requires keys from the next request on.
-func (a *authenticator) keyCreated() { a.keysExist.Store(true) }
+func (a *authenticator) keyCreated() { a.keysFound() }
 
 // keyRevoked forgets what the cache knows of a key revoked through this
 // server, so that the revocation holds here at once.
