@@ -78,6 +78,7 @@ func newHarness(t *testing.T, b testdb.Backend, options ...func(*Config)) *harne
 // record serves a request through the server and keeps the exchange.
 func (h *harness) record(w http.ResponseWriter, r *http.Request) {
 	_, pattern := h.server.mux.Handler(r)
+	pattern = documentedPattern(pattern)
 	requestBody, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

@@ -107,6 +107,20 @@ func readJSON(files fs.FS, name string, v any) error {
 	return nil
 }
 
+// Index is the answer at /: where a person who opened the server's
+// address in a browser, or a script, goes next.
+type Index struct {
+	Name    string `json:"name"`
+	OpenAPI string `json:"openapi"`
+	Health  string `json:"health"`
+	Metrics string `json:"metrics"`
+	API     string `json:"api"`
+}
+
+func (s *Server) index(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, Index{Name: "stockd", OpenAPI: "/openapi.json", Health: "/healthz", Metrics: "/metrics", API: "/v1"})
+}
+
 func (s *Server) openAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	// A failed write means the caller is gone.

@@ -186,6 +186,7 @@ func (s *Server) routes() []route {
 		{"GET /healthz", "healthz", "", s.healthz},
 		{"GET /metrics", "metrics", "", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}).ServeHTTP},
 		{"GET /openapi.json", "openapi", "", s.openAPI},
+		{"GET /{$}", "index", "", s.index},
 	}
 	// Each resource lists its routes beside its handlers.
 	return slices.Concat(
