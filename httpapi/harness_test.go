@@ -79,6 +79,9 @@ func newHarness(t *testing.T, b testdb.Backend, options ...func(*Config)) *harne
 func (h *harness) record(w http.ResponseWriter, r *http.Request) {
 	_, pattern := h.server.mux.Handler(r)
 	pattern = documentedPattern(pattern)
+	if !cleanPath(r.URL.Path) {
+		pattern = "/" // refused before the mux, which would match the cleaned path
+	}
 	requestBody, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

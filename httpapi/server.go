@@ -24,7 +24,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"path"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -200,7 +202,24 @@ func (s *Server) routes() []route {
 
 // ServeHTTP serves one request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if p := r.URL.Path; p != "" && !cleanPath(p) {
+		// The mux would redirect (307, with an HTML body) to the cleaned
+		// path: /v1/reservations//confirm, an empty id, would become
+		// /v1/reservations/confirm. An API answers what it was asked.
+		writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "path %q has an empty or dot segment", p))
+		return
+	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// cleanPath reports whether p has no empty, "." or ".." segment (a final
+// slash is allowed: the mux answers those without a redirect).
+func cleanPath(p string) bool {
+	cleaned := path.Clean(p)
+	if strings.HasSuffix(p, "/") && cleaned != "/" {
+		cleaned += "/"
+	}
+	return cleaned == p
 }
 
 // instrument counts and times each request under its operation, and turns

@@ -40,3 +40,23 @@ func TestUnmatchedAllowsRegisteredMethods(t *testing.T) {
 		}
 	})
 }
+
+// TestUncleanPathIsNotFound: an empty id (a doubled slash) or a dot
+// segment is a problem+json 404, not the mux's 307 to another path with
+// an HTML body.
+func TestUncleanPathIsNotFound(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b)
+		for _, c := range []struct{ method, path string }{
+			{http.MethodPost, "/v1/reservations//confirm"},
+			{http.MethodGet, "/v1/skus//"},
+			{http.MethodGet, "/v1/skus/./A"},
+			{http.MethodGet, "/v1/stock/../skus"},
+		} {
+			a := h.send(c.method, c.path, "", nil)
+			if p := a.problem(t); a.status != http.StatusNotFound || p.Code != "not_found" {
+				t.Errorf("%s %s: %d %+v, want 404 not_found", c.method, c.path, a.status, p)
+			}
+		}
+	})
+}
