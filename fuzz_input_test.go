@@ -272,6 +272,8 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 			u.ApprovalThreshold = &t
 		}
 		c.Op = u
+	case KindExtend:
+		c.Op = &Extend{ReservationID: st.pickID(in, st.reservationIDs), TTL: fuzzPick(in, fuzzTTLs)}
 	case KindApprove, KindReject:
 		c.Op = &ApprovalDecision{ID: st.pickID(in, st.docIDs[DocApproval]), Reject: kind == KindReject}
 	}

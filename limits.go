@@ -22,6 +22,10 @@ const (
 	ReservationTTLDefault = 15 * time.Minute
 	ReservationTTLMin     = time.Second
 	ReservationTTLMax     = 24 * time.Hour
+	// ReservationHoldMax bounds how long a hold lasts from its creation,
+	// extensions included: stock promised to a checkout that never ends is
+	// stock no one else can buy.
+	ReservationHoldMax = 7 * 24 * time.Hour
 
 	// BatchSizeMax bounds the commands applied in one transaction; past about
 	// 500-1000, p99 grows without throughput (see docs/benchmarks.md).

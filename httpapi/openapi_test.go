@@ -205,6 +205,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			{"POST /v1/reservations/{id}/confirm", "/v1/reservations/" + pending.ID + "/confirm", ""},
 			{"POST /v1/reservations/{id}/release", "/v1/reservations/" + pending.ID + "/release", `{"reason":"other"}`},
 			{"POST /v1/reservations/{id}/fulfil", "/v1/reservations/" + pending.ID + "/fulfil", "{}"},
+			{"POST /v1/reservations/{id}/extend", "/v1/reservations/" + pending.ID + "/extend", `{"ttl_seconds":60}`},
 		} {
 			for _, fault := range []string{faultInternal, faultCancelled, faultOverloaded, faultTimeout, faultDown, faultHalted} {
 				a := h.sendHeaders("POST", m.path, []byte(m.body), map[string]string{headerIdempotencyKey: "fault-" + fault, headerTestFault: fault})
@@ -229,6 +230,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		exercisePools(h)
 		exerciseFlow(h)
 		exerciseOrders(h)
+		h.seed(10, "EXT")
+		exerciseExtend(h) // moves the clock a week: after the others
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)

@@ -193,7 +193,7 @@ func (s *Server) routes() []route {
 	// Each resource lists its routes beside its handlers.
 	return slices.Concat(
 		s.skuRoutes(), s.locationRoutes(), s.receiveRoutes(), s.adjustRoutes(), s.stockRoutes(),
-		s.reserveRoutes(), s.transitionRoutes(), s.ledgerRoutes(), s.apiKeyRoutes(), open,
+		s.reserveRoutes(), s.transitionRoutes(), s.extendRoutes(), s.ledgerRoutes(), s.apiKeyRoutes(), open,
 		s.bundleRoutes(), s.purchaseLimitRoutes(),
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),

@@ -156,8 +156,10 @@ FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $
 
 const queryReservationsUpdate = `
 UPDATE reservations r
-SET status = u.status, updated_at = u.updated_at, release_reason = u.release_reason, lines = u.lines::jsonb
-FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[]) AS u (id, status, updated_at, release_reason, lines)
+SET status = u.status, updated_at = u.updated_at, release_reason = u.release_reason, lines = u.lines::jsonb,
+    expires_at = u.expires_at
+FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::text[], $6::timestamptz[])
+    AS u (id, status, updated_at, release_reason, lines, expires_at)
 WHERE r.id = u.id`
 
 // Ledger.

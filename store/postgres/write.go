@@ -199,15 +199,17 @@ func queueReservationsUpdate(batch *pgx.Batch, reservations []stockd.Reservation
 		return nil
 	}
 	n := len(reservations)
-	ids, statuses, reasons, lines, updatedAt := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
+	ids, statuses, reasons, lines := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	updatedAt, expiresAt := make([]time.Time, n), make([]time.Time, n)
 	for i, r := range reservations {
 		encoded, err := json.Marshal(r.Lines)
 		if err != nil {
 			return fmt.Errorf("postgres: encode lines of reservation %q: %w", r.ID, err)
 		}
-		ids[i], statuses[i], reasons[i], lines[i], updatedAt[i] = r.ID, string(r.Status), r.ReleaseReason, string(encoded), r.UpdatedAt
+		ids[i], statuses[i], reasons[i], lines[i] = r.ID, string(r.Status), r.ReleaseReason, string(encoded)
+		updatedAt[i], expiresAt[i] = r.UpdatedAt, r.ExpiresAt
 	}
-	batch.Queue(queryReservationsUpdate, ids, statuses, updatedAt, reasons, lines).
+	batch.Queue(queryReservationsUpdate, ids, statuses, updatedAt, reasons, lines, expiresAt).
 		Exec(expectRows("update reservations", n))
 	return nil
 }

@@ -173,7 +173,7 @@ INSERT INTO reservations (id, key, status, lines, expires_at, created_at, update
 VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?)`
 
 	queryReservationUpdate = `
-UPDATE reservations SET status = ?, updated_at = ?, release_reason = ?, lines = ?
+UPDATE reservations SET status = ?, updated_at = ?, release_reason = ?, lines = ?, expires_at = ?
 WHERE id = ?`
 
 	queryLedgerInsert = `

@@ -72,7 +72,7 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 			if err != nil {
 				return nil, fmt.Errorf("encode lines of reservation %q: %w", r.ID, err)
 			}
-			return []any{string(r.Status), unixMicros(r.UpdatedAt), r.ReleaseReason, string(lines), r.ID}, nil
+			return []any{string(r.Status), unixMicros(r.UpdatedAt), r.ReleaseReason, string(lines), unixMicros(r.ExpiresAt), r.ID}, nil
 		}},
 		{"insert documents", queryDocumentInsert, len(docsNew), func(i int) ([]any, error) {
 			d := &docsNew[i]
