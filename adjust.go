@@ -4,12 +4,16 @@ const KindAdjust CommandKind = "adjust"
 
 // Adjust changes on_hand by Delta, or, when Set is true, sets it to SetOnHand
 // provided it still equals ExpectedOnHand (compare-and-set for cycle counts).
+// A delta with Expect set is conditional the same way: it applies only if
+// on_hand still equals ExpectedOnHand, so that two clerks booking the same
+// found units do not both add them.
 type Adjust struct {
 	Position       PositionKey
 	Reason         string
 	Delta          int64
 	Set            bool
 	SetOnHand      int64
+	Expect         bool
 	ExpectedOnHand int64
 	Reference      string
 }
@@ -42,6 +46,8 @@ func (a *Adjust) normalize() *Error {
 		}
 	} else if a.Delta == 0 || a.Delta < -QuantityMax || a.Delta > QuantityMax {
 		return InvalidField("delta", "must be a non-zero integer from -%d to %d", QuantityMax, QuantityMax)
+	} else if a.Expect && (a.ExpectedOnHand < 0 || a.ExpectedOnHand > CounterMax) {
+		return InvalidField("expected_on_hand", "must be a non-negative integer")
 	}
 	return validText("reference", a.Reference, ReferenceLengthMax, false)
 }
@@ -74,10 +80,10 @@ func (s *BatchState) adjustDelta(a *Adjust, checkPool bool) (int64, *Error) {
 	}
 	cur := s.peek(a.Position)
 	delta := a.Delta
+	if (a.Set || a.Expect) && cur.OnHand != a.ExpectedOnHand {
+		return 0, Errorf(CodeStaleQuantity, "on_hand is %d, not the expected %d", cur.OnHand, a.ExpectedOnHand)
+	}
 	if a.Set {
-		if cur.OnHand != a.ExpectedOnHand {
-			return 0, Errorf(CodeStaleQuantity, "on_hand is %d, not the expected %d", cur.OnHand, a.ExpectedOnHand)
-		}
 		delta = a.SetOnHand - cur.OnHand
 	}
 	if delta > 0 {

@@ -67,6 +67,10 @@ func approvalAdjustmentOf(a *Adjust) ApprovalAdjustment {
 	} else {
 		delta := a.Delta
 		out.Delta = &delta
+		if a.Expect {
+			expected := a.ExpectedOnHand
+			out.ExpectedOnHand = &expected
+		}
 	}
 	return out
 }
@@ -78,6 +82,9 @@ func (a ApprovalAdjustment) adjust() *Adjust {
 		out.Set, out.SetOnHand, out.ExpectedOnHand = true, *a.SetOnHand, *a.ExpectedOnHand
 	} else if a.Delta != nil {
 		out.Delta = *a.Delta
+		if a.ExpectedOnHand != nil {
+			out.Expect, out.ExpectedOnHand = true, *a.ExpectedOnHand
+		}
 	}
 	return out
 }

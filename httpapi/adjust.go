@@ -13,7 +13,8 @@ func (s *Server) adjustRoutes() []route {
 }
 
 // adjustmentRequest carries either Delta, or SetOnHand with
-// ExpectedOnHand (compare-and-set for cycle counts).
+// ExpectedOnHand (compare-and-set for cycle counts); a Delta may carry
+// ExpectedOnHand too, to apply only if on_hand is still what was seen.
 type adjustmentRequest struct {
 	SKU            string `json:"sku"`
 	Location       string `json:"location,omitempty"`
@@ -38,16 +39,19 @@ func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
 			// Well-formed JSON that says two things, or nothing: 422, not a
 			// guess at which one the caller meant.
 			switch {
-			case req.Delta != nil && (req.SetOnHand != nil || req.ExpectedOnHand != nil):
+			case req.Delta != nil && req.SetOnHand != nil:
 				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give either delta, or set_on_hand with expected_on_hand, not both")
 			case req.Delta != nil:
 				adjust.Delta = *req.Delta
+				if req.ExpectedOnHand != nil {
+					adjust.Expect, adjust.ExpectedOnHand = true, *req.ExpectedOnHand
+				}
 			case req.SetOnHand != nil && req.ExpectedOnHand != nil:
 				adjust.Set, adjust.SetOnHand, adjust.ExpectedOnHand = true, *req.SetOnHand, *req.ExpectedOnHand
 			case req.SetOnHand != nil:
 				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "set_on_hand needs expected_on_hand, the on_hand the count was taken against")
 			case req.ExpectedOnHand != nil:
-				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "expected_on_hand needs set_on_hand")
+				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "expected_on_hand needs delta or set_on_hand")
 			default:
 				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give delta, or set_on_hand with expected_on_hand")
 			}
