@@ -1,5 +1,5 @@
 // Package expiry runs the worker that releases pending reservations past
-// their deadline. It finds due reservations in bounded batches and submits
+// their deadline, and closes campaign pools past their end (campaign.go). It finds due reservations in bounded batches and submits
 // expire commands through the engine, where a confirm racing the expiry
 // meets it under the same lock: exactly one of them wins.
 package expiry
@@ -102,11 +102,16 @@ func (w *Worker) Start() {
 		defer close(w.done)
 		ticker := time.NewTicker(w.cfg.Interval)
 		defer ticker.Stop()
-		for {
+		for tick := 0; ; tick++ {
 			select {
 			case <-w.stop:
 				return
 			case <-ticker.C:
+			}
+			if tick%campaignSweepEvery == 0 {
+				if _, err := w.CloseEndedCampaigns(context.Background()); err != nil {
+					w.cfg.Logger.Error("closing ended campaigns failed", "err", err)
+				}
 			}
 			for range catchUpPassesMax {
 				n, err := w.RunOnce(context.Background())
