@@ -67,6 +67,32 @@ func (p Pool) Sellable(now time.Time) bool {
 	return p.EndsAt == nil || now.Before(*p.EndsAt)
 }
 
+// Pool states, as a reader of stock totals needs them: why a pool's
+// available stock is not for every buyer now.
+const (
+	PoolStateChannel  = "channel"  // only orders of the channel take it
+	PoolStateNotOpen  = "not_open" // a campaign before its window
+	PoolStateEnded    = "ended"    // a campaign past its window, not yet closed
+	PoolStateClosed   = "closed"   // a closed campaign: held units return to normal when released
+	PoolStateOpen     = "open"     // a campaign inside its window: any order naming it may buy
+	PoolStateNoRecord = "unknown"  // a pool without a document (stock from before pools were checked)
+)
+
+// State says whether the pool's stock is for sale to any buyer at now.
+func (p Pool) State(now time.Time) string {
+	switch {
+	case p.Kind != PoolCampaign:
+		return PoolStateChannel
+	case p.ClosedAt != nil:
+		return PoolStateClosed
+	case p.StartsAt != nil && now.Before(*p.StartsAt):
+		return PoolStateNotOpen
+	case p.EndsAt != nil && !now.Before(*p.EndsAt):
+		return PoolStateEnded
+	}
+	return PoolStateOpen
+}
+
 // PoolStock is the DocPoolStock document: the (SKU, location) pairs an
 // allocation ever moved stock to in a campaign pool.
 type PoolStock struct {

@@ -1,8 +1,12 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/stockd/stockd"
 )
@@ -20,22 +24,72 @@ type StockPosition struct {
 	Balance
 }
 
-// Stock is every position of one SKU and their totals.
+// Stock is every position of one SKU and their totals. Totals count every
+// unit, except that totals.available is what any buyer can take now: the
+// available stock of channel pools and of campaigns outside their window
+// or closed is left out of it and listed in Apart, so that a storefront
+// reading totals never advertises units it cannot sell.
 type Stock struct {
 	SKU       string          `json:"sku"`
 	Positions []StockPosition `json:"positions"`
 	Totals    Balance         `json:"totals"`
+	Apart     []PoolApart     `json:"apart"`
 }
 
-func stockOut(sku string, positions []stockd.Position) Stock {
-	out := Stock{SKU: sku, Positions: make([]StockPosition, 0, len(positions))}
+// PoolApart is one pool's available stock that totals.available leaves
+// out, and why (a stockd.PoolState*).
+type PoolApart struct {
+	Pool      string `json:"pool"`
+	State     string `json:"state"`
+	Available int64  `json:"available"`
+}
+
+// stockOut builds the answer; states holds the stockd.Pool.State of every
+// pool other than normal that positions name.
+func stockOut(sku string, positions []stockd.Position, states map[string]string) Stock {
+	out := Stock{SKU: sku, Positions: make([]StockPosition, 0, len(positions)), Apart: []PoolApart{}}
 	var total stockd.Counters
+	apart := map[string]int64{}
 	for _, p := range positions {
 		out.Positions = append(out.Positions, StockPosition{Location: p.Location, Pool: p.Pool, Balance: balanceOut(p.Counters)})
 		total = total.Add(p.Counters)
+		if state := states[p.Pool]; p.Pool != stockd.PoolDefault && state != stockd.PoolStateOpen {
+			apart[p.Pool] += p.Available()
+		}
 	}
 	out.Totals = balanceOut(total)
+	for _, pool := range slices.Sorted(maps.Keys(apart)) {
+		out.Apart = append(out.Apart, PoolApart{Pool: pool, State: states[pool], Available: apart[pool]})
+		out.Totals.Available -= apart[pool]
+	}
 	return out
+}
+
+// poolStates reads the state of every pool other than normal that
+// positions name. Pools are few per SKU; a missing document (stock
+// received before pools were checked) is PoolStateNoRecord.
+func (s *Server) poolStates(r *http.Request, positions []stockd.Position) (map[string]string, error) {
+	states := map[string]string{}
+	now := s.now()
+	for _, p := range positions {
+		if _, seen := states[p.Pool]; seen || p.Pool == stockd.PoolDefault {
+			continue
+		}
+		doc, err := s.store.DocumentGet(r.Context(), stockd.DocKey{Kind: stockd.DocPool, ID: p.Pool})
+		if errors.Is(err, stockd.ErrNotFound) {
+			states[p.Pool] = stockd.PoolStateNoRecord
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var pool stockd.Pool
+		if err := json.Unmarshal(doc.Body, &pool); err != nil {
+			return nil, fmt.Errorf("pool %s: %w", p.Pool, err)
+		}
+		states[p.Pool] = pool.State(now)
+	}
+	return states, nil
 }
 
 func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
@@ -52,13 +106,18 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
+	states, err := s.poolStates(r, positions)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
 	b, isBundle, err := s.bundle(r.Context(), sku)
 	if err != nil {
 		s.failure(w, r, err)
 		return
 	}
 	if !isBundle {
-		writeJSON(w, http.StatusOK, stockOut(sku, positions))
+		writeJSON(w, http.StatusOK, stockOut(sku, positions, states))
 		return
 	}
 	avail, err := s.bundleAvailability(r.Context(), b)
@@ -66,7 +125,7 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, bundleStock{Stock: stockOut(sku, positions), Bundle: &avail})
+	writeJSON(w, http.StatusOK, bundleStock{Stock: stockOut(sku, positions, states), Bundle: &avail})
 }
 
 // bundleStock is the stock answer of a bundle SKU: its own positions (it
