@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReadmeWalkthrough runs the README's walk-through, as a reader would
+// paste it, against a fresh server: every step must succeed and the
+// answers the README shows must come out. It needs bash, curl and jq,
+// which .ci/run installs.
+func TestReadmeWalkthrough(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("README walk-through skipped: %s is not installed", tool)
+		}
+	}
+	script := readmeBlock(t, "## A walk-through")
+	m := &Main{
+		Config: Config{DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "stockd.db"), Addr: "127.0.0.1:0",
+			ExpiryInterval: time.Second, LogFormat: "text", LogLevel: "info"},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	defer m.Close()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Env = append(os.Environ(), "S=http://"+m.Addr())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the walk-through failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		`{"from":30,"to":20}`, "\n30\n", "Idempotent-Replayed: true", `{"outcome":"applied","status":201}`,
+		"\nconfirmed\n", "\nfulfilled\n",
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// readmeBlock returns the first sh code block after heading in README.md.
+func readmeBlock(t *testing.T, heading string) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(raw), heading)
+	if !ok {
+		t.Fatalf("README.md has no %q", heading)
+	}
+	_, block, ok := strings.Cut(after, "```sh\n")
+	if !ok {
+		t.Fatalf("no sh block after %q", heading)
+	}
+	block, _, ok = strings.Cut(block, "```")
+	if !ok {
+		t.Fatalf("the sh block after %q does not end", heading)
+	}
+	return block
+}
