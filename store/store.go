@@ -35,6 +35,9 @@ var ErrRejected = errors.New("database refused the write")
 type Store interface {
 	// Migrate applies the embedded migrations not yet applied.
 	Migrate(ctx context.Context) error
+	// MigrateApplied is Migrate that also names the migrations this call
+	// applied (file names, in order), for an operator to read.
+	MigrateApplied(ctx context.Context) ([]string, error)
 	// Begin starts the read-write transaction that applies one batch.
 	Begin(ctx context.Context) (Tx, error)
 	Close() error

@@ -93,3 +93,25 @@ func TestPostgresMissingDatabase(t *testing.T) {
 		t.Fatalf("migrate on a missing database: %v, want it named and createdb", err)
 	}
 }
+
+// TestMigrateSaysWhatItApplied: a fresh database gets every migration,
+// each named; the next run says there is nothing to apply.
+func TestMigrateSaysWhatItApplied(t *testing.T) {
+	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "stockd.db")
+	run := func() string {
+		var out bytes.Buffer
+		root := newRootCommand()
+		root.SetArgs([]string{"migrate", "--database-url", dbURL})
+		root.SetOut(&out)
+		if err := root.ExecuteContext(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	if first := run(); !strings.Contains(first, "applied 0001_books.sql") || !strings.Contains(first, "migrations applied") {
+		t.Fatalf("first migrate said %q, want each migration named", first)
+	}
+	if second := run(); !strings.Contains(second, "nothing to apply") || strings.Contains(second, "applied 0001") {
+		t.Fatalf("second migrate said %q, want nothing to apply", second)
+	}
+}

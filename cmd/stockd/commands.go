@@ -81,10 +81,18 @@ func newMigrateCommand() *cobra.Command {
 				return err
 			}
 			defer s.Close()
-			if err := s.Migrate(cmd.Context()); err != nil {
+			applied, err := s.MigrateApplied(cmd.Context())
+			for _, name := range applied {
+				fmt.Fprintln(cmd.OutOrStdout(), "applied", name)
+			}
+			if err != nil {
 				return fmt.Errorf("migrate: %w", err)
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "migrations applied:", redactURL(cfg.DatabaseURL))
+			if len(applied) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "nothing to apply: up to date:", redactURL(cfg.DatabaseURL))
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%d migrations applied: %s\n", len(applied), redactURL(cfg.DatabaseURL))
 			return nil
 		},
 	}

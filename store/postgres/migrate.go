@@ -56,20 +56,33 @@ func migrations() ([]migration, error) {
 // migrating at once apply each migration exactly once; the others wait,
 // find it recorded in schema_migrations and skip it.
 func (s *Store) Migrate(ctx context.Context) error {
-	all, err := migrations()
-	if err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	for _, m := range all {
-		if err := s.migrateOne(ctx, m); err != nil {
-			return fmt.Errorf("postgres: migration %s: %w", m.name, err)
-		}
-	}
-	return nil
+	_, err := s.MigrateApplied(ctx)
+	return err
 }
 
-func (s *Store) migrateOne(ctx context.Context, m migration) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+// MigrateApplied implements store.Store.MigrateApplied.
+func (s *Store) MigrateApplied(ctx context.Context) ([]string, error) {
+	all, err := migrations()
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	var applied []string
+	for _, m := range all {
+		done, err := s.migrateOne(ctx, m)
+		if err != nil {
+			return applied, fmt.Errorf("postgres: migration %s: %w", m.name, err)
+		}
+		if done {
+			applied = append(applied, m.name)
+		}
+	}
+	return applied, nil
+}
+
+// migrateOne applies m unless schema_migrations records it; done says
+// whether this call applied it.
+func (s *Store) migrateOne(ctx context.Context, m migration) (done bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, queryAdvisoryXactLock, migrationLockKey); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
@@ -85,6 +98,7 @@ func (s *Store) migrateOne(ctx context.Context, m migration) error {
 		if applied {
 			return nil
 		}
+		done = true
 		// A migration file holds many statements; pgx sends an Exec without
 		// arguments as one simple-protocol query, which allows that. The
 		// pool's default stays the extended protocol.
@@ -96,4 +110,5 @@ func (s *Store) migrateOne(ctx context.Context, m migration) error {
 		}
 		return nil
 	})
+	return done && err == nil, err
 }

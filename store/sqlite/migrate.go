@@ -64,25 +64,38 @@ func migrations() ([]migration, error) {
 // and safe to run from two processes at once: each migration's BEGIN
 // IMMEDIATE waits for the other, then finds the version applied.
 func (s *Store) Migrate(ctx context.Context) error {
-	all, err := migrations()
-	if err != nil {
-		return err
-	}
-	if _, err := s.writer.ExecContext(ctx, queryMigrationsTableCreate); err != nil {
-		return fmt.Errorf("create schema_migrations: %w", interpretError(err))
-	}
-	for _, m := range all {
-		if err := s.migrateOne(ctx, m); err != nil {
-			return fmt.Errorf("migration %s: %w", m.name, err)
-		}
-	}
-	return nil
+	_, err := s.MigrateApplied(ctx)
+	return err
 }
 
-func (s *Store) migrateOne(ctx context.Context, m migration) (err error) {
+// MigrateApplied implements store.Store.MigrateApplied.
+func (s *Store) MigrateApplied(ctx context.Context) ([]string, error) {
+	all, err := migrations()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.writer.ExecContext(ctx, queryMigrationsTableCreate); err != nil {
+		return nil, fmt.Errorf("create schema_migrations: %w", interpretError(err))
+	}
+	var applied []string
+	for _, m := range all {
+		done, err := s.migrateOne(ctx, m)
+		if err != nil {
+			return applied, fmt.Errorf("migration %s: %w", m.name, err)
+		}
+		if done {
+			applied = append(applied, m.name)
+		}
+	}
+	return applied, nil
+}
+
+// migrateOne applies m unless schema_migrations records it; done says
+// whether this call applied it.
+func (s *Store) migrateOne(ctx context.Context, m migration) (done bool, err error) {
 	sqlTx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("begin: %w", interpretError(err))
+		return false, fmt.Errorf("begin: %w", interpretError(err))
 	}
 	t := &tx{sqlTx: sqlTx}
 	defer func() {
@@ -92,16 +105,16 @@ func (s *Store) migrateOne(ctx context.Context, m migration) (err error) {
 	}()
 	var applied bool
 	if err := sqlTx.QueryRowContext(ctx, queryMigrationApplied, m.version).Scan(&applied); err != nil {
-		return fmt.Errorf("read schema_migrations: %w", interpretError(err))
+		return false, fmt.Errorf("read schema_migrations: %w", interpretError(err))
 	}
 	if applied {
-		return nil
+		return false, nil
 	}
 	if _, err := sqlTx.ExecContext(ctx, m.sql); err != nil {
-		return fmt.Errorf("apply: %w", interpretError(err))
+		return false, fmt.Errorf("apply: %w", interpretError(err))
 	}
 	if _, err := sqlTx.ExecContext(ctx, queryMigrationInsert, m.version, unixMicros(time.Now())); err != nil {
-		return fmt.Errorf("record: %w", interpretError(err))
+		return false, fmt.Errorf("record: %w", interpretError(err))
 	}
-	return t.Commit(ctx)
+	return true, t.Commit(ctx)
 }
