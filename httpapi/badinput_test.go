@@ -395,6 +395,10 @@ func readBadRequests() []readBadRequest {
 		{"/v1/reservations/a%3Bb", "invalid_input"},
 		{"/v1/reservations?key=nope", "not_found"},
 		{"/v1/requests/never-sent", "not_found"},
+		// A parameter a read does not take is refused, never ignored.
+		{"/v1/ledger?type=reserve", "invalid_input"},
+		{"/v1/ledger?sku=A&business_id=x", "invalid_input"},
+		{"/v1/skus/A?fields=name", "invalid_input"},
 		{"/v1/requests/" + strings.Repeat("k", 129), "invalid_input"},
 		{"/v1/reservations", "invalid_input"},
 		{"/v1/reservations?key=" + strings.Repeat("k", 129), "invalid_input"},

@@ -122,12 +122,6 @@ func (c *contract) response(path, method string, status int) (map[string]any, []
 }
 
 // operations lists "METHOD path" of every documented operation.
-// documentedPattern is how the document names a route's pattern: "GET
-// /{$}" (the root and nothing below it) is its path "/".
-func documentedPattern(pattern string) string {
-	return strings.TrimSuffix(pattern, "{$}")
-}
-
 func (c *contract) operations() map[string]bool {
 	ops := map[string]bool{}
 	paths, _ := c.lookup("paths")

@@ -78,7 +78,7 @@ func newHarness(t *testing.T, b testdb.Backend, options ...func(*Config)) *harne
 // record serves a request through the server and keeps the exchange.
 func (h *harness) record(w http.ResponseWriter, r *http.Request) {
 	_, pattern := h.server.mux.Handler(r)
-	pattern = documentedPattern(pattern)
+	pattern = documentedRoute(pattern)
 	if !cleanPath(r.URL.Path) {
 		pattern = "/" // refused before the mux, which would match the cleaned path
 	}

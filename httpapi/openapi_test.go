@@ -22,7 +22,7 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	s := NewServer(Config{Engine: faultySubmitter{}, Store: faultyStore{}})
 	documented := c.operations()
 	for _, rt := range s.routes() {
-		pattern := documentedPattern(rt.pattern)
+		pattern := documentedRoute(rt.pattern)
 		if !documented[pattern] {
 			t.Errorf("route %s is not in openapi.json", rt.pattern)
 		}

@@ -176,6 +176,9 @@ func NewServer(cfg Config) *Server {
 		health:         newHealthProbe(cfg),
 	}
 	for _, rt := range s.routes() {
+		if rt.scope != "" {
+			rt.handler = strictQuery(rt.pattern, rt.handler)
+		}
 		s.mux.Handle(rt.pattern, s.instrument(rt.operation, s.deadline(rt, s.guard(rt))))
 	}
 	s.mux.Handle("/", s.instrument(operationUnmatched, s.unmatched))
