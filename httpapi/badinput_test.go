@@ -67,7 +67,7 @@ func badRequests() []badRequest {
 		{name: "field name in another case", body: `{"SKU":"A","quantity":1}`, wantCode: "invalid_json"},
 		{name: "field name folded", body: `{"sku":"A","Quantity":1}`, wantCode: "invalid_json"},
 		{name: "field name folded in a line", path: "/v1/reservations", body: reserve(`{"sku":"A","QUANTITY":1}`), wantCode: "invalid_json"},
-		{name: "null body", path: "/v1/reservations/{pending}/confirm", body: `null`, wantCode: "invalid_json"},
+		{name: "null body where one is needed", path: "/v1/receipts", body: `null`, wantCode: "invalid_json"},
 		{name: "unknown field in a line", path: "/v1/reservations", body: reserve(`{"sku":"A","quantity":1,"warehouse":"x"}`), wantCode: "invalid_json"},
 		{name: "malformed JSON", body: `{"sku":"A","quantity":`, wantCode: "invalid_json"},
 		{name: "not JSON", body: `sku=A&quantity=1`, wantCode: "invalid_json"},

@@ -196,8 +196,12 @@ func escapedUnit(body []byte, i int) (rune, bool) {
 }
 
 // decodeOptional is decodeStrict for bodies that may be empty.
+// decodeOptional decodes the body of a mutation that needs none: no body,
+// {} and null all mean the zero request, as clients send one or another
+// for "nothing".
 func decodeOptional(body []byte, v any) *stockd.Error {
-	if len(bytes.TrimSpace(body)) == 0 {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
 	}
 	return decodeStrict(body, v)

@@ -23,3 +23,18 @@ func TestRepeatedKey(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodeOptionalNothing(t *testing.T) {
+	for _, body := range []string{"", "  ", "{}", "null", " null\n"} {
+		var req emptyRequest
+		if err := decodeOptional([]byte(body), &req); err != nil {
+			t.Errorf("decodeOptional(%q) = %v, want the zero request", body, err)
+		}
+	}
+	for _, body := range []string{"[]", `"x"`, "0", `{"x":1}`, "nullx"} {
+		var req emptyRequest
+		if err := decodeOptional([]byte(body), &req); err == nil {
+			t.Errorf("decodeOptional(%q) accepted it", body)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -54,6 +55,24 @@ func TestReadPastDeadline(t *testing.T) {
 		h.must("POST", "/v1/reservations", "late-1", body, http.StatusCreated, &replay)
 		if replay.Expired {
 			t.Fatalf("the replayed answer carries expired: %+v", replay)
+		}
+	})
+}
+
+// TestNoBodyAlike: a mutation that needs no body takes none, {} and null
+// alike.
+func TestNoBodyAlike(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b)
+		h.seed(10, "NB")
+		for i, body := range []string{"", "{}", "null"} {
+			var r Reservation
+			h.must("POST", "/v1/reservations", "nb-"+strconv.Itoa(i), `{"lines":[{"sku":"NB","quantity":1}]}`, http.StatusCreated, &r)
+			var confirmed Reservation
+			h.must("POST", "/v1/reservations/"+r.ID+"/confirm", "nb-confirm-"+strconv.Itoa(i), body, http.StatusOK, &confirmed)
+			if confirmed.Status != string(stockd.StatusConfirmed) {
+				t.Fatalf("confirm with body %q: %+v", body, confirmed)
+			}
 		}
 	})
 }
