@@ -11,6 +11,7 @@ const (
 	CodeInvalidInput          = "invalid_input"           // malformed or out-of-bounds field
 	CodeInvalidJSON           = "invalid_json"            // body is not the JSON we accept
 	CodeBodyTooLarge          = "body_too_large"          // body above BodySizeMax
+	CodeUnsupportedMediaType  = "unsupported_media_type"  // a body that says it is not JSON
 	CodeIdempotencyKeyMissing = "idempotency_key_missing" // mutation without a key
 	CodeIdempotencyKeyInvalid = "idempotency_key_invalid" // key too long or not printable ASCII
 	CodeIdempotencyKeyReused  = "idempotency_key_reused"  // same key, different request

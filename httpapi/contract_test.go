@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
+	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -274,3 +276,24 @@ func (c *contract) lookupAny(tokens ...string) any {
 	}
 	return node
 }
+
+// exerciseForms sends a body labelled as a form to every mutation route:
+// each must answer 415 before it reads anything. It needs an open server
+// (before exerciseKeys).
+func exerciseForms(h *harness) {
+	h.t.Helper()
+	for _, rt := range h.server.routes() {
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		if rt.scope == "" || (method != http.MethodPost && method != http.MethodPatch) {
+			continue
+		}
+		path = pathParam.ReplaceAllString(path, "x")
+		a := h.sendHeaders(method, path, []byte("sku=A"), map[string]string{"Content-Type": "application/x-www-form-urlencoded", headerIdempotencyKey: "form-" + rt.operation})
+		if a.status != http.StatusUnsupportedMediaType {
+			h.t.Errorf("%s with a form body: %d, want 415", rt.pattern, a.status)
+		}
+	}
+}
+
+// pathParam matches a route pattern's path parameter ({id}).
+var pathParam = regexp.MustCompile(`\{[a-z]+\}`)

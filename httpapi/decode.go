@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"strings"
@@ -17,6 +18,9 @@ import (
 // it all before decoding makes every oversized body a 413, whatever it
 // holds, rather than whichever error the decoder happens to meet first.
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *stockd.Error) {
+	if err := jsonContentType(r); err != nil {
+		return nil, err
+	}
 	if r.ContentLength > stockd.BodySizeMax {
 		return nil, bodyTooLarge()
 	}
@@ -30,6 +34,22 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *stockd.Error) {
 		return nil, stockd.Errorf(stockd.CodeInvalidJSON, "the body could not be read to its end")
 	}
 	return body, nil
+}
+
+// jsonContentType refuses a body labelled as anything but JSON: curl -d
+// without a header sends application/x-www-form-urlencoded, and a form
+// parsed as JSON by luck would be a worse surprise than a 415. No label
+// at all is taken as JSON.
+func jsonContentType(r *http.Request) *stockd.Error {
+	header := r.Header.Get("Content-Type")
+	if header == "" {
+		return nil
+	}
+	mediaType, _, err := mime.ParseMediaType(header)
+	if err == nil && (mediaType == "application/json" || strings.HasSuffix(mediaType, "+json")) {
+		return nil
+	}
+	return stockd.Errorf(stockd.CodeUnsupportedMediaType, "Content-Type %q: send application/json", header)
 }
 
 func bodyTooLarge() *stockd.Error {

@@ -226,6 +226,8 @@ func TestOpenAPIResponses(t *testing.T) {
 			}
 		}
 
+		exerciseForms(h)
+
 		// The scenarios of scenario_test.go.
 		exercisePools(h)
 		exerciseFlow(h)

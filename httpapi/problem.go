@@ -69,6 +69,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeInvalidTransition:     {http.StatusConflict, "Invalid transition"},
 	stockd.CodeReservationExpired:    {http.StatusConflict, "Reservation expired"},
 	stockd.CodeBodyTooLarge:          {http.StatusRequestEntityTooLarge, "Body too large"},
+	stockd.CodeUnsupportedMediaType:  {http.StatusUnsupportedMediaType, "Unsupported media type"},
 	stockd.CodeOverloaded:            {http.StatusTooManyRequests, "Overloaded"},
 	stockd.CodeRateLimited:           {http.StatusTooManyRequests, "Rate limited"},
 	stockd.CodePurchaseLimitExceeded: {http.StatusConflict, "Purchase limit exceeded"},

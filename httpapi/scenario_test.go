@@ -97,6 +97,7 @@ func TestFlowContract(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		h := newHarness(t, b)
 		exerciseFlow(h)
+		exerciseForms(h)
 		exerciseKeys(h)
 		requireFlowCoverage(t, loadContract(t), append(h.recorded(), exerciseRateLimits(t, b)...))
 	})
@@ -220,6 +221,7 @@ func TestPoolsEndpoints(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		h := newHarness(t, b)
 		exercisePools(h)
+		exerciseForms(h)
 		seen := map[string]bool{}
 		for _, ex := range h.recorded() {
 			seen[ex.pattern+" "+strconv.Itoa(ex.status)] = true
@@ -292,6 +294,7 @@ func TestOrdersContract(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		h := newHarness(t, b)
 		exerciseOrders(h)
+		exerciseForms(h)
 		seen := map[string]bool{}
 		for _, ex := range h.recorded() {
 			seen[ex.pattern+" "+strconv.Itoa(ex.status)] = true

@@ -62,7 +62,7 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		CodeMethodNotAllowed:     405,
 		stockd.CodeAlreadyExists: 409, stockd.CodeInsufficientStock: 409, stockd.CodeStaleQuantity: 409,
 		stockd.CodeInvalidTransition: 409, stockd.CodeReservationExpired: 409,
-		stockd.CodeBodyTooLarge: 413, stockd.CodeOverloaded: 429, stockd.CodeCancelled: 503, stockd.CodeInternal: 500,
+		stockd.CodeBodyTooLarge: 413, stockd.CodeUnsupportedMediaType: 415, stockd.CodeOverloaded: 429, stockd.CodeCancelled: 503, stockd.CodeInternal: 500,
 		stockd.CodeUnauthorized: 401, stockd.CodeForbidden: 403, stockd.CodeRateLimited: 429,
 		stockd.CodePurchaseLimitExceeded: 409, stockd.CodeCampaignNotActive: 409, stockd.CodeLocationInactive: 409,
 		stockd.CodeDeductionTiming: 409, stockd.CodeSelfApproval: 403, stockd.CodeQuantityExceeded: 409,
