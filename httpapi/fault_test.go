@@ -86,6 +86,13 @@ func (f faultyStore) SKUGet(ctx context.Context, id string) (stockd.SKU, error) 
 	return f.Store.SKUGet(ctx, id)
 }
 
+func (f faultyStore) SKUList(ctx context.Context, after string, limit int) ([]stockd.SKU, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.SKUList(ctx, after, limit)
+}
+
 func (f faultyStore) LocationList(ctx context.Context) ([]stockd.Location, error) {
 	if err := injected(ctx); err != nil {
 		return nil, err

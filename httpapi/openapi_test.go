@@ -161,7 +161,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		h.must("POST", "/v1/reservations/"+released.ID+"/release", "release-again", "", http.StatusOK, nil)
 		h.must("POST", "/v1/reservations/"+toFulfil.ID+"/fulfil", "fulfil-again", "", http.StatusOK, nil)
 		for _, path := range []string{
-			"/v1/skus/A", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=released",
+			"/v1/skus/A", "/v1/skus", "/v1/skus?after=A&limit=1", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=released",
 			"/v1/ledger", "/v1/ledger?sku=A&after=2&limit=3", "/v1/events?after=1&limit=1000", "/v1/requests/receipt-L1",
 			"/", "/healthz", "/metrics", "/openapi.json",
 		} {
@@ -218,7 +218,7 @@ func TestOpenAPIResponses(t *testing.T) {
 			h.must("POST", m.path, "too-large", `{"reference":"`+strings.Repeat("r", stockd.BodySizeMax)+`"}`, http.StatusRequestEntityTooLarge, nil)
 		}
 		for _, path := range []string{
-			"/v1/skus/A", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=pending",
+			"/v1/skus/A", "/v1/skus", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=pending",
 			"/v1/ledger?sku=A", "/v1/events", "/v1/requests/receipt-L1", "/healthz",
 		} {
 			for _, fault := range []string{faultInternal, faultCancelled, faultTimeout, faultDown} {

@@ -13,8 +13,37 @@ import (
 func (s *Server) skuRoutes() []route {
 	return []route{
 		{"POST /v1/skus", "sku_create", stockd.ScopeStock, s.createSKU},
+		{"GET /v1/skus", "sku_list", stockd.ScopeRead, s.listSKUs},
 		{"GET /v1/skus/{sku}", "sku_get", stockd.ScopeRead, s.getSKU},
 	}
+}
+
+// SKUList is one page of GET /v1/skus, by id. NextAfter is the cursor of
+// the next page, absent after the last.
+type SKUList struct {
+	SKUs      []SKU  `json:"skus"`
+	NextAfter string `json:"next_after,omitempty"`
+}
+
+func (s *Server) listSKUs(w http.ResponseWriter, r *http.Request) {
+	p, verr := documentPage(r.URL.Query(), "")
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	skus, err := s.store.SKUList(r.Context(), p.After, p.Limit)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	out := SKUList{SKUs: make([]SKU, 0, len(skus))}
+	for _, sku := range skus {
+		out.SKUs = append(out.SKUs, skuOut(sku))
+	}
+	if len(skus) == p.Limit {
+		out.NextAfter = skus[len(skus)-1].ID
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // SKU is a stock-keeping unit.

@@ -23,7 +23,7 @@ func TestUnmatchedAllowsRegisteredMethods(t *testing.T) {
 			{http.MethodDelete, "/v1/locations/default", http.StatusMethodNotAllowed, "PATCH"},
 			{http.MethodPut, "/v1/locations/default", http.StatusMethodNotAllowed, "PATCH"},
 			{http.MethodDelete, "/v1/skus/A", http.StatusMethodNotAllowed, "GET, PATCH"},
-			{http.MethodPatch, "/v1/skus", http.StatusMethodNotAllowed, "POST"},
+			{http.MethodPatch, "/v1/skus", http.StatusMethodNotAllowed, "GET, POST"},
 			{http.MethodPatch, "/v1/locations", http.StatusMethodNotAllowed, "GET, POST"},
 			{http.MethodDelete, "/v1/nowhere", http.StatusNotFound, ""},
 		} {

@@ -43,6 +43,9 @@ type Store interface {
 	Close() error
 
 	SKUGet(ctx context.Context, id string) (stockd.SKU, error)
+	// SKUList returns SKUs with id > after, by id, at most limit (bounded
+	// by stockd.PageSizeMax).
+	SKUList(ctx context.Context, after string, limit int) ([]stockd.SKU, error)
 	LocationList(ctx context.Context) ([]stockd.Location, error)
 	// PositionListBySKU returns the SKU's positions ordered by location
 	// priority, location and pool.

@@ -38,6 +38,9 @@ const skuColumns = `id, name, unit, deduction, approval_threshold, bundle, creat
 
 const querySKUGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = $1`
 
+// querySKUList pages through SKUs by id, served by the primary key.
+const querySKUList = `SELECT ` + skuColumns + ` FROM skus WHERE id > $1 ORDER BY id LIMIT $2`
+
 const querySKUsGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = ANY($1::text[]) ORDER BY id`
 
 const querySKUsInsert = `

@@ -23,6 +23,11 @@ func (s *Store) SKUGet(ctx context.Context, id string) (stockd.SKU, error) {
 	return sku, nil
 }
 
+// SKUList implements store.Store.SKUList.
+func (s *Store) SKUList(ctx context.Context, after string, limit int) ([]stockd.SKU, error) {
+	return list(ctx, s.pool, "list skus", scanSKU, querySKUList, after, min(max(limit, 1), stockd.PageSizeMax))
+}
+
 // LocationList returns every location by priority, then id.
 func (s *Store) LocationList(ctx context.Context) ([]stockd.Location, error) {
 	return list(ctx, s.pool, "list locations", scanLocation, queryLocationList)

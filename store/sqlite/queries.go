@@ -37,6 +37,9 @@ const (
 const (
 	querySKUGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = ?`
 
+	// querySKUList pages through SKUs by id, served by the primary key.
+	querySKUList = `SELECT ` + skuColumns + ` FROM skus WHERE id > ? ORDER BY id LIMIT ?`
+
 	querySKUsGet = `SELECT ` + skuColumns + ` FROM skus WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`
 
 	queryLocationList = `SELECT ` + locationColumns + ` FROM locations ORDER BY priority, id`

@@ -22,6 +22,15 @@ func (s *Store) SKUGet(ctx context.Context, id string) (stockd.SKU, error) {
 	return sku, nil
 }
 
+// SKUList implements store.Store.SKUList.
+func (s *Store) SKUList(ctx context.Context, after string, limit int) ([]stockd.SKU, error) {
+	skus, err := queryAll(ctx, s.reader, querySKUList, scanSKU, after, min(max(limit, 1), stockd.PageSizeMax))
+	if err != nil {
+		return nil, fmt.Errorf("list skus after %q: %w", after, err)
+	}
+	return skus, nil
+}
+
 // LocationList returns every location, by priority then id.
 func (s *Store) LocationList(ctx context.Context) ([]stockd.Location, error) {
 	return locationList(ctx, s.reader)

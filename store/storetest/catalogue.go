@@ -1,8 +1,10 @@
 package storetest
 
-// SKUGet and LocationList: the catalogue the engine reads without locks.
+// SKUGet, SKUList and LocationList: the catalogue the engine reads
+// without locks.
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stockd/stockd"
@@ -27,5 +29,35 @@ func testCatalogue(t *testing.T, h *flowtest.Harness) {
 	}
 	if len(locs) != 3 || locs[0].ID != "default" {
 		t.Fatalf("locations = %+v, want default, w1, w2", locs)
+	}
+}
+
+// testSKUList: pages by id, from after, at most limit; an empty page past
+// the last.
+func testSKUList(t *testing.T, h *flowtest.Harness) {
+	for _, id := range []string{"c", "a", "b"} {
+		h.SKU(id)
+	}
+	ids := func(after string, limit int) []string {
+		skus, err := h.Store.SKUList(ctx, after, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := []string{}
+		for _, s := range skus {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		after string
+		limit int
+		want  string
+	}{
+		{"", 2, "a b"}, {"b", 2, "c"}, {"c", 2, ""}, {"", 100, "a b c"},
+	} {
+		if got := strings.Join(ids(c.after, c.limit), " "); got != c.want {
+			t.Errorf("SKUList(%q, %d) = %q, want %q", c.after, c.limit, got, c.want)
+		}
 	}
 }

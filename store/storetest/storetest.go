@@ -26,6 +26,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		fn   func(t *testing.T, h *flowtest.Harness)
 	}{
 		{"Catalogue", testCatalogue},                                   // catalogue.go
+		{"SKUList", testSKUList},                                       // catalogue.go
 		{"EnsureSkipsUnknown", testEnsureSkipsUnknown},                 // positions.go
 		{"ConstraintsAreLastLine", testConstraintsAreLastLine},         // positions.go
 		{"ReservationListDue", testReservationListDue},                 // reservations.go
