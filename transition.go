@@ -58,7 +58,7 @@ func (tr *Transition) decide(s *BatchState, c *Command) Result {
 	}
 	// A pending reservation past its deadline is expired whoever asks first:
 	// the confirm that loses to the clock learns it, so the caller can refund.
-	if res.Status == StatusPending && !s.Now.Before(res.ExpiresAt) && tr.Action != KindRelease {
+	if res.PastDeadline(s.Now) && tr.Action != KindRelease {
 		s.move(res, StatusExpired, BusinessExpire, c.Actor, "")
 	}
 	if tr.Action == KindExpire && res.Status == StatusPending {
