@@ -239,6 +239,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			r.metrics.failures.Inc()
 			r.setStatus(func(s *Status) { s.State, s.Error = StateFailing, err.Error() })
 			r.log.Warn("relay failing; retrying", "err", err, "failures", failures)
+			r.measureStored(ctx)
 			sleep(ctx, backoff(failures, r.cfg.RetryMax))
 		}
 	}
@@ -264,12 +265,18 @@ func sleep(ctx context.Context, d time.Duration) {
 // standby measures the lag from the cursor another replica writes, so that
 // every replica's /healthz and metrics tell how far the relay is.
 func (r *Relay) standby(ctx context.Context) {
+	r.setStatus(func(s *Status) { s.State, s.Error = StateStandby, "" })
+	r.measureStored(ctx)
+}
+
+// measureStored measures the lag behind the stored cursor: while standing
+// by, and while failing, when the events pile up.
+func (r *Relay) measureStored(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	r.setStatus(func(s *Status) { s.State, s.Error = StateStandby, "" })
 	cursor, err := r.cfg.Store.RelayCursorGet(ctx, r.cfg.Name)
 	if err != nil {
-		r.setStatus(func(s *Status) { s.Error = err.Error() })
+		r.log.Warn("relay: read cursor", "err", err)
 		return
 	}
 	r.measureLag(ctx, cursor)

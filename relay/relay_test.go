@@ -79,8 +79,8 @@ func TestRelayNATSDown(t *testing.T) {
 		eventually(t, 10*time.Second, "relay notices NATS is down", func() bool { return r.relay.Status().State == relay.StateFailing })
 		p.receipts(2, 200) // events keep committing while it is down
 		time.Sleep(time.Second)
-		if got := r.relay.Status().Cursor; got > down+256 {
-			t.Fatalf("cursor moved from %d to %d while NATS was down", down, got)
+		if st := r.relay.Status(); st.Cursor > down+256 || st.LagEvents == 0 {
+			t.Fatalf("status %+v while NATS was down since cursor %d; want the cursor held and a lag", st, down)
 		}
 		server.start()
 		if err := p.wait(); err != nil {
