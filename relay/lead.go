@@ -72,6 +72,11 @@ func (p *publisher) lead(ctx context.Context, lease store.RelayLease) error {
 			return fmt.Errorf("relay: read ledger after %d: %w", cursor, err)
 		}
 		if len(entries) == 0 {
+			// Idle, a lost NATS would go unseen until the next event:
+			// say so now, on /healthz, rather than claim to lead.
+			if p.nc.Status() != nats.CONNECTED {
+				return errors.New("relay: nats not connected")
+			}
 			if r.cfg.Now().Sub(checked) >= r.cfg.StandbyInterval {
 				if err := callStoreErr(ctx, lease.Check); err != nil {
 					return fmt.Errorf("relay: lease: %w", err)

@@ -137,6 +137,9 @@ func New(cfg Config) (*Relay, error) {
 	if cfg.Store == nil || cfg.URL == "" || cfg.Encode == nil {
 		return nil, errors.New("relay: Store, URL and Encode are required")
 	}
+	if err := CheckURL(cfg.URL); err != nil {
+		return nil, fmt.Errorf("relay: %w", err)
+	}
 	if !ValidEnvironment(cfg.Environment) {
 		return nil, fmt.Errorf("relay: environment %q: want 1-%d characters of [A-Za-z0-9_-]", cfg.Environment, EnvironmentLengthMax)
 	}

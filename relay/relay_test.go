@@ -76,8 +76,8 @@ func TestRelayNATSDown(t *testing.T) {
 		eventually(t, 60*time.Second, "relay publishes 300 events", func() bool { return r.relay.Status().Cursor >= 300 })
 		server.stop()
 		down := r.relay.Status().Cursor
-		eventually(t, 10*time.Second, "relay notices NATS is down", func() bool { return r.relay.Status().State == relay.StateFailing })
 		p.receipts(2, 200) // events keep committing while it is down
+		eventually(t, 10*time.Second, "relay notices NATS is down", func() bool { return r.relay.Status().State == relay.StateFailing })
 		time.Sleep(time.Second)
 		if st := r.relay.Status(); st.Cursor > down+256 || st.LagEvents == 0 {
 			t.Fatalf("status %+v while NATS was down since cursor %d; want the cursor held and a lag", st, down)

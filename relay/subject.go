@@ -1,7 +1,9 @@
 package relay
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -81,4 +83,35 @@ func UnescapeToken(token string) (string, error) {
 		i += 2
 	}
 	return b.String(), nil
+}
+
+// CheckURL refuses a NATS URL list the relay could never connect with:
+// each comma-separated entry must be host:port or a nats://, tls://, ws://
+// or wss:// URL with a host. An unreachable server is not refused: the
+// relay waits for it. Errors never repeat the URL, which may hold a
+// password.
+func CheckURL(list string) error {
+	for i, entry := range strings.Split(list, ",") {
+		entry = strings.TrimSpace(entry)
+		if !strings.Contains(entry, "://") {
+			entry = "nats://" + entry
+		}
+		u, err := url.Parse(entry)
+		if err != nil {
+			var uerr *url.Error
+			if errors.As(err, &uerr) {
+				err = uerr.Err
+			}
+			return fmt.Errorf("nats url %d of the list: %w", i+1, err)
+		}
+		switch u.Scheme {
+		case "nats", "tls", "ws", "wss":
+		default:
+			return fmt.Errorf("nats url %d of the list: scheme %q, want nats, tls, ws or wss", i+1, u.Scheme)
+		}
+		if u.Hostname() == "" {
+			return fmt.Errorf("nats url %d of the list: no host", i+1)
+		}
+	}
+	return nil
 }

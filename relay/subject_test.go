@@ -1,6 +1,9 @@
 package relay
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestEscapeToken(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -51,5 +54,21 @@ func TestValidEnvironment(t *testing.T) {
 		if got := ValidEnvironment(env); got != want {
 			t.Errorf("ValidEnvironment(%q) = %v; want %v", env, got, want)
 		}
+	}
+}
+
+func TestCheckURL(t *testing.T) {
+	for list, ok := range map[string]bool{
+		"nats://127.0.0.1:4222": true, "127.0.0.1:4222": true, "tls://u:p@nats.example:4222": true,
+		"nats://a:4222, nats://b:4222": true, "ws://a:8080": true,
+		"http://a:4222": false, "nats://": false, "garbage url": false, "nats://[::1": false,
+		"nats://a:4222,": false,
+	} {
+		if err := CheckURL(list); (err == nil) != ok {
+			t.Errorf("CheckURL(%q) = %v; want ok %v", list, err, ok)
+		}
+	}
+	if err := CheckURL("nats://user:secret@[::1"); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("CheckURL error %v repeats the password", err)
 	}
 }

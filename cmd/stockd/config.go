@@ -162,6 +162,11 @@ func (c *Config) validate() error {
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
 	}
+	if c.NATSURL != "" {
+		if err := relay.CheckURL(c.NATSURL); err != nil {
+			return err
+		}
+	}
 	if c.NATSURL != "" && !relay.ValidEnvironment(c.Environment) {
 		return fmt.Errorf("environment %q: --nats-url needs --environment, 1-%d characters of [A-Za-z0-9_-] (production, staging, ...)", c.Environment, relay.EnvironmentLengthMax)
 	}

@@ -142,4 +142,8 @@ func TestServeRelayNeedsEnvironment(t *testing.T) {
 	if err := cfg.validate(); err != nil {
 		t.Errorf("environment prod-eu: %v", err)
 	}
+	cfg.NATSURL = "http://127.0.0.1:4222"
+	if err := cfg.validate(); err == nil {
+		t.Error("an http:// NATS url was accepted")
+	}
 }

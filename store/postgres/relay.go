@@ -38,7 +38,17 @@ func (s *Store) RelayLeaseTry(ctx context.Context, name string) (store.RelayLeas
 	if !store.RelayNameValid(name) {
 		return nil, fmt.Errorf("postgres: relay name %q: want 1-64 printable ASCII characters", name)
 	}
-	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
+	cfg := s.pool.Config().ConnConfig.Copy()
+	// The server probes this session's socket, so that a relay cut off
+	// by the network loses the lock in about 25 seconds rather than after
+	// the kernel's default of two hours, and a standby can take over.
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	for k, v := range map[string]string{"tcp_keepalives_idle": "10", "tcp_keepalives_interval": "5", "tcp_keepalives_count": "3"} {
+		cfg.RuntimeParams[k] = v
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: connect for relay lease: %w", interpretError(err))
 	}
