@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stockd/stockd/internal/logcap"
+	"github.com/stockd/stockd/relay"
 )
 
 // Config is the service's configuration: each field has a flag and a
@@ -36,6 +37,12 @@ type Config struct {
 	UnauthenticatedLookupsPerSecond float64
 	// RequestTimeout is the server's deadline for each /v1 request.
 	RequestTimeout time.Duration
+	// The event relay: off without NATSURL. Environment tags its subjects
+	// and is required with it (seed 003: messages must say which
+	// environment they come from).
+	NATSURL     string
+	NATSStream  string
+	Environment string
 }
 
 const (
@@ -77,6 +84,9 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.IntVar(&c.SKUReservationsBurst, "sku-reservations-burst", 0, "reservations of one SKU at once; 0 is the rate, at least 1 (env STOCKD_SKU_RESERVATIONS_BURST)")
 	fs.Float64Var(&c.UnauthenticatedLookupsPerSecond, "unauthenticated-lookups-per-second", 50, "key lookups in the database per client address, for keys not seen within 5 s; negative switches the limit off (env STOCKD_UNAUTHENTICATED_LOOKUPS_PER_SECOND)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
+	fs.StringVar(&c.NATSURL, "nats-url", "", "relay the ledger's events to this NATS JetStream server; empty switches the relay off (env STOCKD_NATS_URL)")
+	fs.StringVar(&c.NATSStream, "nats-stream", "STOCKD", "the JetStream stream the relay creates or checks (env STOCKD_NATS_STREAM)")
+	fs.StringVar(&c.Environment, "environment", "", "environment tag of the relay's subjects, stockd.<environment>.<type>.<sku>; required with --nats-url (env STOCKD_ENVIRONMENT)")
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -151,6 +161,14 @@ func (c *Config) validate() error {
 	}
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
+	}
+	if c.NATSURL != "" {
+		if err := relay.CheckURL(c.NATSURL); err != nil {
+			return err
+		}
+	}
+	if c.NATSURL != "" && !relay.ValidEnvironment(c.Environment) {
+		return fmt.Errorf("environment %q: --nats-url needs --environment, 1-%d characters of [A-Za-z0-9_-] (production, staging, ...)", c.Environment, relay.EnvironmentLengthMax)
 	}
 	return nil
 }
