@@ -62,7 +62,13 @@ func (a *Adjust) normalize() *Error {
 	if a.DiscrepancyID < 0 {
 		return InvalidField("discrepancy_id", "must be a positive integer")
 	}
-	return validText("reference", a.Reference, ReferenceLengthMax, false)
+	if err := validText("reference", a.Reference, ReferenceLengthMax, false); err != nil {
+		return err
+	}
+	if len(a.reference()) > ReferenceLengthMax {
+		return InvalidField("reference", "with the discrepancy it names, must be at most %d bytes", ReferenceLengthMax)
+	}
+	return nil
 }
 
 // adjust applies an adjustment within its SKU's approval threshold, and
