@@ -15,6 +15,7 @@ import (
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/httpapi"
+	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/store"
 	"github.com/stockd/stockd/store/storeurl"
 )
@@ -25,13 +26,15 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	store    store.Store
-	engine   *engine.Engine
-	expiry   *expiry.Worker
-	server   *http.Server
-	listener net.Listener
-	served   chan error
-	halted   chan error
+	store  store.Store
+	engine *engine.Engine
+	expiry *expiry.Worker
+	// reconcile is nil when no pass is scheduled.
+	reconcile *reconcileLoop
+	server    *http.Server
+	listener  net.Listener
+	served    chan error
+	halted    chan error
 }
 
 // Run opens and migrates the database, starts the engine, the expiry worker
@@ -85,6 +88,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
 	})
 	m.expiry.Start()
+	if s := m.Config.Reconcile.Schedule; s != (reconcile.Schedule{}) {
+		m.reconcile = startReconcile(m.Config.Reconcile.reconciler(m.store, m.Logger, reg), s)
+	}
 	handler := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
 		RequireKeys:              requireKeys,
@@ -170,6 +176,9 @@ func (m *Main) Close() error {
 	}
 	if m.expiry != nil {
 		m.expiry.Stop()
+	}
+	if m.reconcile != nil {
+		m.reconcile.Stop()
 	}
 	if m.engine != nil {
 		m.engine.Close()

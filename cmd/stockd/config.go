@@ -36,6 +36,9 @@ type Config struct {
 	UnauthenticatedLookupsPerSecond float64
 	// RequestTimeout is the server's deadline for each /v1 request.
 	RequestTimeout time.Duration
+	// Reconcile schedules the reconciliation passes; its zero value runs
+	// none.
+	Reconcile ReconcileConfig
 }
 
 const (
@@ -152,5 +155,5 @@ func (c *Config) validate() error {
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
 	}
-	return nil
+	return c.Reconcile.validate()
 }

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine/flowtest"
+	"github.com/stockd/stockd/reconcile"
+	"github.com/stockd/stockd/store/storeurl"
+)
+
+// TestReconcileCommand: stockd reconcile finds a drift planted behind the
+// engine's back, prints it, exits 2, and leaves the books as they were.
+func TestReconcileCommand(t *testing.T) {
+	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "stockd.db")
+	s, err := storeurl.Open(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h := flowtest.NewHarness(t, s)
+	h.SKU("tee-M")
+	h.Receive("tee-M", "default", 10)
+	tx, err := s.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := stockd.PositionKey{SKU: "tee-M", Location: "default", Pool: stockd.PoolDefault}
+	if err := tx.Write(t.Context(), &stockd.BatchWrites{Positions: []stockd.Position{{PositionKey: k, Counters: stockd.Counters{OnHand: 13}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.Engine.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	rc := ReconcileConfig{}
+	var out bytes.Buffer
+	err = runReconcile(context.Background(), dbURL, rc, stockd.PassMinute, false, &out)
+	if !errors.Is(err, errDifferences) || exitCode(err) != exitDifferences {
+		t.Fatalf("reconcile: %v (exit %d), want differences and exit 2\n%s", err, exitCode(err), out.String())
+	}
+	for _, want := range []string{"minute pass: runs [1], checked 1, findings 2, opened 2, closed 0", "ledger_sum tee-M/default/normal", "ledger_last tee-M/default/normal"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("reconcile printed %q, want %q", out.String(), want)
+		}
+	}
+	out.Reset()
+	if err := runReconcile(context.Background(), dbURL, rc, stockd.PassMinute, false, &out); err != nil {
+		t.Fatalf("second minute pass: %v (nothing changed since)\n%s", err, out.String())
+	}
+	out.Reset()
+	err = runReconcile(context.Background(), dbURL, rc, stockd.PassDay, true, &out)
+	if !errors.Is(err, errDifferences) || !strings.Contains(out.String(), `"kind": "ledger_sum"`) {
+		t.Fatalf("day pass: %v\n%s", err, out.String())
+	}
+	if err := runReconcile(context.Background(), dbURL, rc, "week", false, io.Discard); !errors.Is(err, reconcile.ErrUnknownPass) {
+		t.Fatalf("an unknown pass: %v", err)
+	}
+	// Nothing was fixed.
+	var verify bytes.Buffer
+	if err := runVerify(context.Background(), dbURL, false, &verify); !errors.Is(err, errDifferences) {
+		t.Fatalf("verify after reconcile: %v, want the drift still there\n%s", err, verify.String())
+	}
+}
+
+// TestServeSchedulesPasses: serve runs the minute pass on its schedule and
+// exposes its metrics.
+func TestServeSchedulesPasses(t *testing.T) {
+	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "stockd.db")
+	m := &Main{
+		Config: Config{DatabaseURL: dbURL, Addr: "127.0.0.1:0", ExpiryInterval: time.Second, LogFormat: "text", LogLevel: "info",
+			Reconcile: ReconcileConfig{Schedule: reconcile.Schedule{Minute: reconcile.MinuteIntervalMin}}},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	defer m.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get("http://" + m.Addr() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(body), `stockd_reconcile_runs_total{pass="minute"} `) &&
+			!strings.Contains(string(body), `stockd_reconcile_runs_total{pass="minute"} 0`) {
+			if !strings.Contains(string(body), `stockd_discrepancies_open{kind="ledger_sum"} 0`) {
+				t.Fatalf("metrics lack the open discrepancy gauge:\n%s", body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no minute pass ran within 10 s of serve starting")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestReconcileFlagsBounded(t *testing.T) {
+	for _, args := range [][]string{
+		{"--reconcile-minute-interval=1ms"},
+		{"--reconcile-hour-interval=1000h"},
+		{"--reconcile-day-interval=1m"},
+	} {
+		cmd := newServeCommand()
+		if err := cmd.Flags().Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		var cfg ReconcileConfig
+		cfg.Schedule.Minute, _ = cmd.Flags().GetDuration("reconcile-minute-interval")
+		cfg.Schedule.Hour, _ = cmd.Flags().GetDuration("reconcile-hour-interval")
+		cfg.Schedule.Day, _ = cmd.Flags().GetDuration("reconcile-day-interval")
+		if err := cfg.validate(); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}
