@@ -394,3 +394,55 @@ func objectOf(t *testing.T, res stockd.Result, v any) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// TestCountAsOfItsTime: a count taken while orders kept shipping is
+// compared with on_hand as the ledger had it when counted, not as it is
+// when the count arrives; a mismatch opens a discrepancy, a later count
+// that agrees closes it.
+func TestCountAsOfItsTime(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		f := newFixture(t, b, reconcile.Config{})
+		f.SKU("A")
+		f.Receive("A", "default", 10)
+		countedAt := f.Clock.Now().Add(10 * time.Minute)
+		f.Clock.Advance(20 * time.Minute)
+		order := f.Reserve(stockd.LineRequest{SKU: "A", Quantity: 3}).Reservation
+		f.Transition(stockd.KindConfirm, order.ID)
+		f.Transition(stockd.KindFulfil, order.ID)
+		if c := f.Counters("A", "default"); c.OnHand != 7 {
+			t.Fatalf("on_hand after shipping = %d, want 7", c.OnHand)
+		}
+		f.Clock.Advance(10 * time.Minute)
+		count := func(counted int64, at time.Time) reconcile.Result {
+			t.Helper()
+			res, err := f.r.Count(ctx, []stockd.CountRow{{SKU: "A", CountedOnHand: counted, CountedAt: at}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		if res := count(10, countedAt); !res.Clean() {
+			t.Fatalf("a right count taken before the shipment found %+v", res.Findings)
+		}
+		res := count(9, countedAt)
+		if len(res.Findings) != 1 || res.Findings[0].Expected.OnHand != 10 || res.Findings[0].Actual.OnHand != 9 {
+			t.Fatalf("a count one short found %+v, want expected 10, actual 9", res.Findings)
+		}
+		if c := f.Counters("A", "default"); c.OnHand != 7 {
+			t.Fatalf("the count changed the books: %+v", c)
+		}
+		if res := count(7, f.Clock.Now()); !res.Clean() || res.Runs[0].Closed != 1 {
+			t.Fatalf("a right count now = %+v, want clean with the mismatch closed", res)
+		}
+		for _, rows := range [][]stockd.CountRow{
+			{{SKU: "NOPE", CountedAt: countedAt}},
+			{{SKU: "A", CountedOnHand: -1, CountedAt: countedAt}},
+			{{SKU: "A", CountedAt: f.Clock.Now().Add(time.Hour)}},
+			{},
+		} {
+			if _, err := f.r.Count(ctx, rows); err == nil {
+				t.Errorf("count %+v accepted", rows)
+			}
+		}
+	})
+}

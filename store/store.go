@@ -140,6 +140,10 @@ type Store interface {
 	DiscrepancyList(ctx context.Context, p DiscrepancyListParams) ([]stockd.Discrepancy, error)
 	// DiscrepancyOpenCounts counts the open discrepancies by kind.
 	DiscrepancyOpenCounts(ctx context.Context) (map[string]int64, error)
+	// LedgerLastAsOf returns the position's last entry created at or
+	// before at, and false when it has none: its counters are the
+	// position's as of at.
+	LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error)
 }
 
 // ReconcileRecordParams is one run and what it saw.

@@ -70,6 +70,15 @@ WHERE sku = $1 AND location = $2 AND pool = $3 AND seq <= $4
 ORDER BY seq DESC
 LIMIT 1`
 
+	// queryLedgerLastAsOf walks ledger_sku_seq backwards from the newest
+	// entry: a count is of recent stock, so few entries are passed over.
+	queryLedgerLastAsOf = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = $1 AND location = $2 AND pool = $3 AND created_at <= $4
+ORDER BY seq DESC
+LIMIT 1`
+
 	queryPositionGet = `
 SELECT ` + positionColumns + `
 FROM positions p JOIN locations l ON l.id = p.location
@@ -249,6 +258,12 @@ func (a auditReader) LedgerEachAfter(ctx context.Context, after int64, limit int
 func (a auditReader) LedgerLast(ctx context.Context, k stockd.PositionKey, atOrBefore int64) (stockd.LedgerEntry, bool, error) {
 	e, err := scanLedgerEntry(a.q.QueryRow(ctx, queryLedgerLast, k.SKU, k.Location, k.Pool, atOrBefore))
 	return found(e, err, "read last ledger entry")
+}
+
+// LedgerLastAsOf implements store.Store.LedgerLastAsOf.
+func (s *Store) LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error) {
+	e, err := scanLedgerEntry(s.pool.QueryRow(ctx, queryLedgerLastAsOf, k.SKU, k.Location, k.Pool, at.UTC()))
+	return found(e, err, "read ledger as of "+at.Format(time.RFC3339Nano))
 }
 
 // PositionGet implements store.AuditReader.PositionGet.

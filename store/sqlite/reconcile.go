@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
@@ -65,6 +66,15 @@ LIMIT ?`
 SELECT ` + ledgerColumns + `
 FROM ledger
 WHERE sku = ? AND location = ? AND pool = ? AND seq <= ?
+ORDER BY seq DESC
+LIMIT 1`
+
+	// queryLedgerLastAsOf walks ledger_sku_seq backwards from the newest
+	// entry: a count is of recent stock, so few entries are passed over.
+	queryLedgerLastAsOf = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = ? AND location = ? AND pool = ? AND created_at <= ?
 ORDER BY seq DESC
 LIMIT 1`
 
@@ -273,6 +283,15 @@ func (a auditReader) LedgerEachAfter(ctx context.Context, after int64, limit int
 // LedgerLast implements store.AuditReader.LedgerLast.
 func (a auditReader) LedgerLast(ctx context.Context, k stockd.PositionKey, atOrBefore int64) (stockd.LedgerEntry, bool, error) {
 	return found(queryOne(ctx, a.q, queryLedgerLast, scanLedgerEntry, k.SKU, k.Location, k.Pool, atOrBefore))
+}
+
+// LedgerLastAsOf implements store.Store.LedgerLastAsOf.
+func (s *Store) LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error) {
+	e, ok, err := found(queryOne(ctx, s.reader, queryLedgerLastAsOf, scanLedgerEntry, k.SKU, k.Location, k.Pool, unixMicros(at)))
+	if err != nil {
+		return e, false, fmt.Errorf("ledger of %s/%s/%s as of %s: %w", k.SKU, k.Location, k.Pool, at.Format(time.RFC3339Nano), err)
+	}
+	return e, ok, nil
 }
 
 // PositionGet implements store.AuditReader.PositionGet.

@@ -164,3 +164,30 @@ func testReconcileReads(t *testing.T, h *flowtest.Harness) {
 		t.Fatal(err)
 	}
 }
+
+// testLedgerLastAsOf: the position's counters as of a time are those of
+// its last entry created at or before it.
+func testLedgerLastAsOf(t *testing.T, h *flowtest.Harness) {
+	h.SKU("A")
+	k := stockd.PositionKey{SKU: "A", Location: "default", Pool: stockd.PoolDefault}
+	first := h.Clock.Now()
+	h.Receive("A", "default", 5)
+	h.Clock.Advance(time.Hour)
+	h.Receive("A", "default", 3)
+	for _, tc := range []struct {
+		at     time.Time
+		ok     bool
+		onHand int64
+	}{
+		{first.Add(-time.Second), false, 0},
+		{first, true, 5},
+		{first.Add(30 * time.Minute), true, 5},
+		{first.Add(time.Hour), true, 8},
+		{first.Add(48 * time.Hour), true, 8},
+	} {
+		e, ok, err := h.Store.LedgerLastAsOf(ctx, k, tc.at)
+		if err != nil || ok != tc.ok || e.After.OnHand != tc.onHand {
+			t.Errorf("LedgerLastAsOf(%s) = on_hand %d, %v, %v; want %d, %v", tc.at, e.After.OnHand, ok, err, tc.onHand, tc.ok)
+		}
+	}
+}

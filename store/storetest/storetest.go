@@ -45,6 +45,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"MigrateIdempotent", testMigrateIdempotent},                   // migrate.go
 		{"ReconcileRecord", testReconcileRecord},                       // reconcile.go
 		{"ReconcileReads", testReconcileReads},                         // reconcile.go
+		{"LedgerLastAsOf", testLedgerLastAsOf},                         // reconcile.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
