@@ -198,6 +198,13 @@ func (f faultyStore) DiscrepancyList(ctx context.Context, p store.DiscrepancyLis
 	return f.Store.DiscrepancyList(ctx, p)
 }
 
+func (f faultyStore) LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.LedgerEntry{}, false, err
+	}
+	return f.Store.LedgerLastAsOf(ctx, k, at)
+}
+
 // clock is the engine's clock, which a test moves forward to expire
 // reservations without sleeping.
 type clock struct {

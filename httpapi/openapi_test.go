@@ -229,6 +229,7 @@ func TestOpenAPIResponses(t *testing.T) {
 
 		exerciseForms(h)
 		exerciseDiscrepancies(h)
+		exerciseCounts(h)
 
 		// The scenarios of scenario_test.go.
 		exercisePools(h)
