@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -133,5 +134,74 @@ func TestReconcileFlagsBounded(t *testing.T) {
 		if err := cfg.validate(); err == nil {
 			t.Errorf("%v accepted", args)
 		}
+	}
+}
+
+// TestImportCounts: a count file is checked whole before anything of it
+// is compared: bad rows are named by line and nothing is recorded; a good
+// file is compared as of each row's time.
+func TestImportCounts(t *testing.T) {
+	dir := t.TempDir()
+	dbURL := "sqlite://" + filepath.Join(dir, "stockd.db")
+	s, err := storeurl.Open(t.Context(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h := flowtest.NewHarness(t, s)
+	h.Clock.Set(time.Now().Add(-time.Hour).UTC())
+	h.SKU("tee-M")
+	h.Receive("tee-M", "default", 10)
+	before := h.Clock.Now().Add(time.Minute).Format(time.RFC3339Nano)
+	h.Clock.Advance(2 * time.Minute)
+	h.MustDo(stockd.Command{Op: &stockd.Adjust{Position: stockd.PositionKey{SKU: "tee-M"}, Reason: stockd.ReasonDamage, Delta: -2}})
+	h.Engine.Close()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var out bytes.Buffer
+	bad := write("bad.csv", "sku,location,counted_on_hand,counted_at\n"+
+		"tee-M,default,10,"+before+"\n"+
+		"tee-M,default,ten,"+before+"\n"+
+		"nope,default,1,"+before+"\n"+
+		"tee-M,default,1,yesterday\n"+
+		"tee-M,default\n")
+	err = runImportCounts(t.Context(), dbURL, bad, &out)
+	if !errors.Is(err, errBadCountFile) {
+		t.Fatalf("a bad file: %v, want refused", err)
+	}
+	for _, want := range []string{"bad.csv:3: counted_on_hand", "bad.csv:4: sku \"nope\" is unknown", "bad.csv:5: counted_at", "bad.csv:6: 2 fields"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output %q lacks %q", out.String(), want)
+		}
+	}
+	for _, header := range []string{"sku,location,counted_at,counted_on_hand\n", "SKU,location,counted_on_hand,counted_at\n", ""} {
+		if err := runImportCounts(t.Context(), dbURL, write("header.csv", header+"tee-M,default,1,"+before+"\n"), io.Discard); err == nil {
+			t.Errorf("header %q accepted", header)
+		}
+	}
+	// Nothing of the bad files was recorded.
+	out.Reset()
+	if err := runReconcile(t.Context(), dbURL, ReconcileConfig{}, stockd.PassDay, false, &out); err != nil {
+		t.Fatalf("day pass: %v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "runs [1]") {
+		t.Fatalf("the bad files recorded runs: %s", out.String())
+	}
+	out.Reset()
+	good := write("good.csv", "sku,location,counted_on_hand,counted_at\ntee-M,default,10,"+before+"\ntee-M,,7,"+time.Now().UTC().Format(time.RFC3339)+"\n")
+	err = runImportCounts(t.Context(), dbURL, good, &out)
+	if !errors.Is(err, errDifferences) || !strings.Contains(out.String(), "count pass: runs [2], checked 2, findings 1, opened 1") ||
+		!strings.Contains(out.String(), "count_mismatch tee-M/default/normal: expected {OnHand:8") {
+		t.Fatalf("good file: %v\n%s", err, out.String())
 	}
 }
