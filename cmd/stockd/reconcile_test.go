@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,5 +204,36 @@ func TestImportCounts(t *testing.T) {
 	if !errors.Is(err, errDifferences) || !strings.Contains(out.String(), "count pass: runs [2], checked 2, findings 1, opened 1") ||
 		!strings.Contains(out.String(), "count_mismatch tee-M/default/normal: expected {OnHand:8") {
 		t.Fatalf("good file: %v\n%s", err, out.String())
+	}
+}
+
+// TestReadmeDiscrepancy runs the README's "A discrepancy found and
+// resolved" block against a fresh server, as TestReadmeWalkthrough does.
+func TestReadmeDiscrepancy(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("README discrepancy block skipped: %s is not installed", tool)
+		}
+	}
+	script := readmeBlock(t, "## A discrepancy found and resolved")
+	m := &Main{
+		Config: Config{DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "stockd.db"), Addr: "127.0.0.1:0",
+			ExpiryInterval: time.Second, LogFormat: "text", LogLevel: "info"},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	defer m.Close()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Env = append(os.Environ(), "S=http://"+m.Addr())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the block failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{`{"kind":"count_mismatch","expected":12,"actual":11}`, "\n12\n", `{"on_hand":11}`, `{"findings":0,"closed":1}`, "\nclosed\n"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the block's output lacks %q:\n%s", want, out)
+		}
 	}
 }
