@@ -27,7 +27,7 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
 	root.AddCommand(newKeysCommand(), newReplenishCommand())
-	root.AddCommand(newReconcileCommand(), newImportCommand())
+	root.AddCommand(newReconcileCommand(), newImportCommand(), newLedgerCommand())
 	return root
 }
 

@@ -73,6 +73,22 @@ func TestReconcileCommand(t *testing.T) {
 	if err := runReconcile(context.Background(), dbURL, rc, "week", false, io.Discard); !errors.Is(err, reconcile.ErrUnknownPass) {
 		t.Fatalf("an unknown pass: %v", err)
 	}
+	// ledger rebuild --dry-run prints what it would change, and changes it
+	// not.
+	var rebuild bytes.Buffer
+	for range 2 {
+		rebuild.Reset()
+		if err := runLedgerRebuild(context.Background(), dbURL, &rebuild); !errors.Is(err, errDifferences) ||
+			!strings.Contains(rebuild.String(), "tee-M/default/normal: books {OnHand:13") || !strings.Contains(rebuild.String(), "change {OnHand:-3") {
+			t.Fatalf("ledger rebuild --dry-run: %v\n%s", err, rebuild.String())
+		}
+	}
+	root := newRootCommand()
+	root.SetArgs([]string{"ledger", "rebuild", "--database-url", dbURL})
+	root.SetOut(io.Discard)
+	if err := root.Execute(); !errors.Is(err, errRebuildWrites) {
+		t.Fatalf("ledger rebuild without --dry-run: %v, want refused", err)
+	}
 	// Nothing was fixed.
 	var verify bytes.Buffer
 	if err := runVerify(context.Background(), dbURL, false, &verify); !errors.Is(err, errDifferences) {
