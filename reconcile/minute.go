@@ -17,12 +17,16 @@ var minuteKinds = []string{
 	stockd.DiscrepancyMissingPosition, stockd.DiscrepancyDuplicateEvent,
 }
 
-// driftKinds are a ledger that does not add up. The minute pass follows
-// the chain only from its cursor, so a drift it once saw is carried by
-// every later entry of the position: not seeing it again proves nothing,
-// until a reconciliation entry acknowledges it (or the day pass's full sum
-// no longer sees it).
-var driftKinds = []string{stockd.DiscrepancyLedgerChain, stockd.DiscrepancyLedgerSum}
+// The ledger kinds of a drift: the minute pass follows the chain only
+// from its cursor, so a drift it once saw is carried by every later entry
+// of the position, and not seeing it again proves nothing until a
+// reconciliation entry acknowledges it (or the day pass's full sum no
+// longer sees it). A chain break is acknowledged by the entry alone; a
+// sum only once the snapshot was compared after it.
+var (
+	chainKinds = []string{stockd.DiscrepancyLedgerChain}
+	sumKinds   = []string{stockd.DiscrepancyLedgerSum}
+)
 
 // Minute checks the positions the ledger changed since the pass's cursor,
 // one snapshot per batch of at most BatchEntries entries, at most
@@ -71,8 +75,9 @@ type minuteBatch struct {
 	findings []stockd.Finding
 	cut      bool
 	// checked are the positions whose snapshot was compared;
-	// acknowledged, those where a reconciliation entry restarted the chain.
-	checked, acknowledged []stockd.PositionKey
+	// acknowledged, those where a reconciliation entry restarted the chain,
+	// and rebalanced those of them that were also checked.
+	checked, acknowledged, rebalanced []stockd.PositionKey
 }
 
 func (b *minuteBatch) scopes() []store.ReconcileScope {
@@ -81,7 +86,8 @@ func (b *minuteBatch) scopes() []store.ReconcileScope {
 	}
 	return []store.ReconcileScope{
 		{Kinds: minuteKinds, Positions: b.checked},
-		{Kinds: driftKinds, Positions: b.acknowledged},
+		{Kinds: chainKinds, Positions: b.acknowledged},
+		{Kinds: sumKinds, Positions: b.rebalanced},
 	}
 }
 
@@ -157,13 +163,13 @@ func (b *minuteBatch) checkPosition(ctx context.Context, a store.AuditReader, k 
 	if ok {
 		chain = audit.ChainFrom(prev.After)
 	}
+	reconciled := false
 	for _, e := range entries {
 		chain.Add(e)
-		if e.BusinessType == stockd.BusinessReconciliation {
-			if len(b.acknowledged) == 0 || b.acknowledged[len(b.acknowledged)-1] != k {
-				b.acknowledged = append(b.acknowledged, k)
-			}
-		}
+		reconciled = reconciled || e.BusinessType == stockd.BusinessReconciliation
+	}
+	if reconciled {
+		b.acknowledged = append(b.acknowledged, k)
 	}
 	last, _, err := a.LedgerLast(ctx, k, math.MaxInt64)
 	if err != nil {
@@ -174,6 +180,9 @@ func (b *minuteBatch) checkPosition(ctx context.Context, a store.AuditReader, k 
 		return nil
 	}
 	b.checked = append(b.checked, k)
+	if reconciled {
+		b.rebalanced = append(b.rebalanced, k)
+	}
 	position, ok, err := a.PositionGet(ctx, k)
 	if err != nil {
 		return err
