@@ -38,6 +38,10 @@ func (r *Reconciler) Minute(ctx context.Context) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.PassTimeout)
 	defer cancel()
 	var res Result
+	// carried are positions a reconciliation entry acknowledged in a batch
+	// that could not compare them (their last entry lay beyond it): the
+	// batch that does compares them as acknowledged.
+	carried := map[stockd.PositionKey]bool{}
 	cursor, err := r.cfg.Store.ReconcileCursor(ctx, stockd.PassMinute)
 	if err != nil {
 		return res, fmt.Errorf("minute pass: %w", err)
@@ -48,7 +52,7 @@ func (r *Reconciler) Minute(ctx context.Context) (Result, error) {
 				return res, fmt.Errorf("minute pass: %w", err)
 			}
 		}
-		b, err := r.minuteBatch(ctx, cursor)
+		b, err := r.minuteBatch(ctx, cursor, carried)
 		if err != nil {
 			return res, fmt.Errorf("minute pass after seq %d: %w", cursor, err)
 		}
@@ -74,6 +78,7 @@ type minuteBatch struct {
 	entries  int
 	findings []stockd.Finding
 	cut      bool
+	carried  map[stockd.PositionKey]bool
 	// checked are the positions whose snapshot was compared;
 	// acknowledged, those where a reconciliation entry restarted the chain,
 	// and rebalanced those of them that were also checked.
@@ -91,8 +96,8 @@ func (b *minuteBatch) scopes() []store.ReconcileScope {
 	}
 }
 
-func (r *Reconciler) minuteBatch(ctx context.Context, cursor int64) (*minuteBatch, error) {
-	b := &minuteBatch{run: stockd.ReconcileRun{Pass: stockd.PassMinute, StartedAt: r.now(), CursorFrom: cursor, CursorTo: cursor}}
+func (r *Reconciler) minuteBatch(ctx context.Context, cursor int64, carried map[stockd.PositionKey]bool) (*minuteBatch, error) {
+	b := &minuteBatch{run: stockd.ReconcileRun{Pass: stockd.PassMinute, StartedAt: r.now(), CursorFrom: cursor, CursorTo: cursor}, carried: carried}
 	err := r.cfg.Store.AuditRead(ctx, func(a store.AuditReader) error {
 		return b.read(ctx, a, r.cfg.BatchEntries)
 	})
@@ -163,7 +168,7 @@ func (b *minuteBatch) checkPosition(ctx context.Context, a store.AuditReader, k 
 	if ok {
 		chain = audit.ChainFrom(prev.After)
 	}
-	reconciled := false
+	reconciled := b.carried[k]
 	for _, e := range entries {
 		chain.Add(e)
 		reconciled = reconciled || e.BusinessType == stockd.BusinessReconciliation
@@ -177,8 +182,12 @@ func (b *minuteBatch) checkPosition(ctx context.Context, a store.AuditReader, k 
 	}
 	if last.Seq > b.run.CursorTo {
 		b.add(chain.Breaks())
+		if reconciled {
+			b.carried[k] = true
+		}
 		return nil
 	}
+	delete(b.carried, k)
 	b.checked = append(b.checked, k)
 	if reconciled {
 		b.rebalanced = append(b.rebalanced, k)
