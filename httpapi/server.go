@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/store"
 )
 
@@ -124,6 +125,8 @@ type Server struct {
 	skuLimits      *limiterSet
 	requestTimeout time.Duration
 	health         *healthProbe
+	// counts compares physical counts (POST /v1/counts).
+	counts *reconcile.Reconciler
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -177,6 +180,7 @@ func NewServer(cfg Config) *Server {
 
 		requestTimeout: cfg.RequestTimeout,
 		health:         newHealthProbe(cfg),
+		counts:         newCounts(cfg),
 	}
 	for _, rt := range s.routes() {
 		if rt.scope != "" {
@@ -203,6 +207,7 @@ func (s *Server) routes() []route {
 		s.bundleRoutes(), s.purchaseLimitRoutes(),
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
+		s.discrepancyRoutes(), s.countRoutes(),
 	)
 }
 

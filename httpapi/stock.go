@@ -98,10 +98,14 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, verr)
 		return
 	}
-	if !s.skuExists(w, r, sku) {
+	at, asOf, answered := stockAsOf(w, r, s.now())
+	if answered || !s.skuExists(w, r, sku) {
 		return
 	}
 	positions, err := s.store.PositionListBySKU(r.Context(), sku)
+	if err == nil && asOf {
+		positions, err = s.positionsAsOf(r, positions, at)
+	}
 	if err != nil {
 		s.failure(w, r, err)
 		return
@@ -116,7 +120,9 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	if !isBundle {
+	if !isBundle || asOf {
+		// A bundle holds no stock of its own; what its components made
+		// then is theirs to ask as of that time.
 		writeJSON(w, http.StatusOK, stockOut(sku, positions, states))
 		return
 	}

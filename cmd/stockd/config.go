@@ -43,6 +43,9 @@ type Config struct {
 	NATSURL     string
 	NATSStream  string
 	Environment string
+	// Reconcile schedules the reconciliation passes; its zero value runs
+	// none.
+	Reconcile ReconcileConfig
 }
 
 const (
@@ -170,5 +173,5 @@ func (c *Config) validate() error {
 	if c.NATSURL != "" && !relay.ValidEnvironment(c.Environment) {
 		return fmt.Errorf("environment %q: --nats-url needs --environment, 1-%d characters of [A-Za-z0-9_-] (production, staging, ...)", c.Environment, relay.EnvironmentLengthMax)
 	}
-	return nil
+	return c.Reconcile.validate()
 }

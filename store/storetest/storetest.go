@@ -44,6 +44,9 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"KeyCreateBounded", testKeyCreateBounded},                     // keys.go
 		{"MigrateIdempotent", testMigrateIdempotent},                   // migrate.go
 		{"RelayLease", testRelayLease},                                 // relay.go
+		{"ReconcileRecord", testReconcileRecord},                       // reconcile.go
+		{"ReconcileReads", testReconcileReads},                         // reconcile.go
+		{"LedgerLastAsOf", testLedgerLastAsOf},                         // reconcile.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
