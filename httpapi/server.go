@@ -35,6 +35,7 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/reconcile"
+	"github.com/stockd/stockd/replenish/evaluate"
 	"github.com/stockd/stockd/store"
 )
 
@@ -101,6 +102,9 @@ type Config struct {
 	// Now is the clock of keys, audit events and rate limits. Defaults to
 	// time.Now.
 	Now func() time.Time
+	// BusinessTimeZone decides the business days of replenishment: which
+	// day a sale counts for, and the date as_of names. Defaults to UTC.
+	BusinessTimeZone *time.Location
 }
 
 const (
@@ -126,7 +130,8 @@ type Server struct {
 	requestTimeout time.Duration
 	health         *healthProbe
 	// counts compares physical counts (POST /v1/counts).
-	counts *reconcile.Reconciler
+	counts    *reconcile.Reconciler
+	evaluator *evaluate.Evaluator
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -181,6 +186,7 @@ func NewServer(cfg Config) *Server {
 		requestTimeout: cfg.RequestTimeout,
 		health:         newHealthProbe(cfg),
 		counts:         newCounts(cfg),
+		evaluator:      &evaluate.Evaluator{Store: cfg.Store, Zone: cfg.BusinessTimeZone},
 	}
 	for _, rt := range s.routes() {
 		if rt.scope != "" {
@@ -208,6 +214,7 @@ func (s *Server) routes() []route {
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
 		s.discrepancyRoutes(), s.countRoutes(),
+		s.replenishmentRoutes(),
 	)
 }
 

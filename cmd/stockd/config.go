@@ -46,6 +46,9 @@ type Config struct {
 	// Reconcile schedules the reconciliation passes; its zero value runs
 	// none.
 	Reconcile ReconcileConfig
+	// BusinessTimeZone is the IANA name of the zone whose days are the
+	// business days of replenishment. Defaults to UTC.
+	BusinessTimeZone string
 }
 
 const (
@@ -90,6 +93,27 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.StringVar(&c.NATSURL, "nats-url", "", "relay the ledger's events to this NATS JetStream server; empty switches the relay off (env STOCKD_NATS_URL)")
 	fs.StringVar(&c.NATSStream, "nats-stream", "STOCKD", "the JetStream stream the relay creates or checks (env STOCKD_NATS_STREAM)")
 	fs.StringVar(&c.Environment, "environment", "", "environment tag of the relay's subjects, stockd.<environment>.<type>.<sku>; required with --nats-url (env STOCKD_ENVIRONMENT)")
+	bindBusinessTimeZoneFlag(fs, c)
+}
+
+// bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
+// commands that compute replenishment figures, which must agree on it.
+func bindBusinessTimeZoneFlag(fs *pflag.FlagSet, c *Config) {
+	fs.StringVar(&c.BusinessTimeZone, "business-time-zone", "UTC", "IANA time zone whose days are the business days of demand, e.g. Asia/Shanghai; stored times stay UTC (env STOCKD_BUSINESS_TIME_ZONE)")
+}
+
+// businessZone loads an IANA zone by name. "Local" is refused: the
+// business day must not depend on the machine the process runs on (seed
+// 003 §6).
+func businessZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("business time zone %q: want an IANA name such as UTC or Asia/Shanghai", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("business time zone %q: %w", name, err)
+	}
+	return loc, nil
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -172,6 +196,11 @@ func (c *Config) validate() error {
 	}
 	if c.NATSURL != "" && !relay.ValidEnvironment(c.Environment) {
 		return fmt.Errorf("environment %q: --nats-url needs --environment, 1-%d characters of [A-Za-z0-9_-] (production, staging, ...)", c.Environment, relay.EnvironmentLengthMax)
+	}
+	if c.BusinessTimeZone != "" {
+		if _, err := businessZone(c.BusinessTimeZone); err != nil {
+			return err
+		}
 	}
 	return c.Reconcile.validate()
 }

@@ -40,6 +40,7 @@ func newImportCommand() *cobra.Command {
 		newImportKindCommand("reservations", "key,sku,location,pool,quantity,status,expires_at,customer_id",
 			"open holds (status pending, with their deadline) and paid, unshipped orders (status confirmed); rows sharing a key are one reservation", planReservations),
 		newImportCountsCommand(),
+		newImportDemandCommand(),
 	)
 	return cmd
 }

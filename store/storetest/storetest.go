@@ -47,6 +47,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"ReconcileRecord", testReconcileRecord},                       // reconcile.go
 		{"ReconcileReads", testReconcileReads},                         // reconcile.go
 		{"LedgerLastAsOf", testLedgerLastAsOf},                         // reconcile.go
+		{"DemandHistory", testDemandHistory},                           // demand.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
