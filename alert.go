@@ -62,7 +62,6 @@ const (
 // AlertFigures are the replenishment figures of the last evaluation, kept
 // with the alert so that a person reads the numbers it was raised on.
 type AlertFigures struct {
-	Available         int64   `json:"available"`
 	InventoryPosition int64   `json:"inventory_position"`
 	SafetyStock       int64   `json:"safety_stock"`
 	ReorderPoint      int64   `json:"reorder_point"`

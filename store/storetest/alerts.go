@@ -18,7 +18,7 @@ func newAlert(sku, level string, now time.Time) stockd.Alert {
 	cover := 2.5
 	a := stockd.Alert{
 		SKU: sku, Condition: level, Level: level, Status: stockd.AlertOpen,
-		Figures:  stockd.AlertFigures{Available: 5, AlertLine: 118, DaysOfCover: &cover, Source: "history", Reason: "why"},
+		Figures:  stockd.AlertFigures{InventoryPosition: 5, AlertLine: 118, DaysOfCover: &cover, Source: "history", Reason: "why"},
 		OpenedAt: now, ChangedAt: now, EvaluatedAt: now,
 	}
 	return a.Appended(stockd.AlertStep{At: now, Event: stockd.AlertRaised, Level: level})
