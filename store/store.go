@@ -153,6 +153,9 @@ type Store interface {
 	// up to, 0 before its first pass; AlertCursorSet stores it.
 	AlertCursorGet(ctx context.Context) (int64, error)
 	AlertCursorSet(ctx context.Context, seq int64) error
+	// AlertDigestMark records that the digest of businessDate goes out at
+	// at, and reports whether this call recorded it (false: it was already).
+	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.

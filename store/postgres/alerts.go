@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -208,4 +209,13 @@ func scanAlertDelivery(row scanner) (stockd.AlertDelivery, error) {
 	err := row.Scan(&d.ID, &d.AlertID, &d.Sink, &d.Attempt, &d.At, &d.StatusCode, &d.Delivered, &d.Error)
 	d.At = d.At.UTC()
 	return d, err
+}
+
+// AlertDigestMark records the digest of one business date once.
+func (s *Store) AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error) {
+	tag, err := s.pool.Exec(ctx, queryAlertDigestMark, businessDate, at.UTC())
+	if err != nil {
+		return false, fmt.Errorf("postgres: mark digest of %s: %w", businessDate, interpretError(err))
+	}
+	return tag.RowsAffected() == 1, nil
 }

@@ -39,6 +39,8 @@ VALUES ($1, $2, $3, $4, $5, $6, $7)`
 	queryAlertDeliveryList = `
 SELECT ` + alertDeliveryColumns + ` FROM alert_deliveries WHERE alert_id = $1 ORDER BY id LIMIT $2`
 
+	queryAlertDigestMark = `INSERT INTO alert_digests (business_date, at) VALUES ($1, $2) ON CONFLICT DO NOTHING`
+
 	queryAlertCursorGet = `SELECT ledger_seq FROM alert_cursor WHERE id = 1`
 	queryAlertCursorSet = `
 INSERT INTO alert_cursor (id, ledger_seq) VALUES (1, $1)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
@@ -235,4 +236,17 @@ func scanAlertDelivery(row rowScanner) (stockd.AlertDelivery, error) {
 	err := row.Scan(&d.ID, &d.AlertID, &d.Sink, &d.Attempt, &at, &d.StatusCode, &d.Delivered, &d.Error)
 	d.At = timeFromUnixMicros(at)
 	return d, err
+}
+
+// AlertDigestMark records the digest of one business date once.
+func (s *Store) AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error) {
+	tag, err := s.writer.ExecContext(ctx, queryAlertDigestMark, businessDate, unixMicros(at))
+	if err != nil {
+		return false, fmt.Errorf("mark digest of %s: %w", businessDate, interpretError(err))
+	}
+	rows, err := tag.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("mark digest of %s: %w", businessDate, err)
+	}
+	return rows == 1, nil
 }

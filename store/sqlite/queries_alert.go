@@ -38,6 +38,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?)`
 	queryAlertDeliveryList = `
 SELECT ` + alertDeliveryColumns + ` FROM alert_deliveries WHERE alert_id = ? ORDER BY id LIMIT ?`
 
+	queryAlertDigestMark = `INSERT INTO alert_digests (business_date, at) VALUES (?, ?) ON CONFLICT DO NOTHING`
+
 	queryAlertCursorGet = `SELECT ledger_seq FROM alert_cursor WHERE id = 1`
 	queryAlertCursorSet = `
 INSERT INTO alert_cursor (id, ledger_seq) VALUES (1, ?)

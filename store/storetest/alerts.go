@@ -143,6 +143,11 @@ func testAlertDeliveriesAndCursor(t *testing.T, h *flowtest.Harness) {
 			t.Fatalf("AlertCursorGet after setting %d = %d, %v", seq, got, err)
 		}
 	}
+	for i, wantNew := range []bool{true, false} {
+		if marked, err := h.Store.AlertDigestMark(ctx, "2026-12-04", now); err != nil || marked != wantNew {
+			t.Fatalf("AlertDigestMark %d = %v, %v; want %v", i, marked, err, wantNew)
+		}
+	}
 	want := []stockd.AlertDelivery{
 		{AlertID: 3, Sink: "ops", Attempt: 1, At: now, StatusCode: 503, Error: "503 Service Unavailable"},
 		{AlertID: 3, Sink: "ops", Attempt: 2, At: now.Add(time.Second), StatusCode: 204, Delivered: true},

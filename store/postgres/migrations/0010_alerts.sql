@@ -52,3 +52,10 @@ CREATE TABLE alert_cursor (
     id         smallint PRIMARY KEY CHECK (id = 1),
     ledger_seq bigint NOT NULL CHECK (ledger_seq >= 0)
 );
+
+-- The daily digests sent, one per business date, so that a restarted
+-- worker does not send one twice.
+CREATE TABLE alert_digests (
+    business_date text PRIMARY KEY,
+    at            timestamptz NOT NULL
+);

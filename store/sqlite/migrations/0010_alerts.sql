@@ -44,3 +44,8 @@ CREATE TABLE alert_cursor (
     id         INTEGER PRIMARY KEY CHECK (id = 1),
     ledger_seq INTEGER NOT NULL CHECK (ledger_seq >= 0)
 ) STRICT;
+
+CREATE TABLE alert_digests (
+    business_date TEXT PRIMARY KEY,
+    at            INTEGER NOT NULL
+) STRICT;
