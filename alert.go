@@ -100,7 +100,7 @@ const AlertHistoryMax = 64
 // Appended returns the alert with step appended to its history, dropping
 // the oldest step but the first beyond AlertHistoryMax.
 func (a Alert) Appended(step AlertStep) Alert {
-	history := append(append([]AlertStep(nil), a.History...), step)
+	history := append(append(make([]AlertStep, 0, len(a.History)+1), a.History...), step)
 	if len(history) > AlertHistoryMax {
 		history = append(history[:1], history[len(history)-AlertHistoryMax+1:]...)
 	}
