@@ -117,6 +117,19 @@ type Store interface {
 	// wrapping stockd.ErrNotFound.
 	KeyRevoke(ctx context.Context, p KeyRevokeParams) (stockd.APIKey, error)
 
+	// Imported demand (stockd.DemandDay) is written outside batches too: it
+	// changes no stock, only what the replenishment computation reads.
+
+	// DemandHistoryPut stores rows (at most stockd.DemandHistoryRowsMax,
+	// each (SKU, date) at most once, SKUs that exist) in one statement: all
+	// of them or none. A row replaces the one imported before for its SKU
+	// and date.
+	DemandHistoryPut(ctx context.Context, p DemandHistoryPutParams) error
+	// DemandHistoryList returns the imported demand of p.SKU on the dates
+	// from p.From to p.To inclusive (YYYY-MM-DD), by date; the span is at
+	// most stockd.DemandDaysMax days.
+	DemandHistoryList(ctx context.Context, p DemandHistoryListParams) ([]stockd.DemandDay, error)
+
 	// Alerts (package alert) are written outside batches too: they change
 	// no stock, and the worker that writes them follows the books.
 
@@ -187,6 +200,49 @@ type AlertAckParams struct {
 	ID    int64
 	KeyID string
 	At    time.Time
+}
+
+// DemandHistoryPutParams are the rows of one import and its time.
+type DemandHistoryPutParams struct {
+	Rows []stockd.DemandDay
+	At   time.Time
+}
+
+// DemandHistoryListParams selects one SKU's imported demand by date.
+type DemandHistoryListParams struct {
+	SKU      string
+	From, To string
+}
+
+// CheckDemandHistoryRows refuses a write beyond the bounds
+// DemandHistoryPut promises to hold to.
+func CheckDemandHistoryRows(rows []stockd.DemandDay) error {
+	if len(rows) == 0 || len(rows) > stockd.DemandHistoryRowsMax {
+		return fmt.Errorf("demand history: %d rows, want 1 to %d", len(rows), stockd.DemandHistoryRowsMax)
+	}
+	seen := make(map[[2]string]bool, len(rows))
+	for _, r := range rows {
+		if err := stockd.ValidDemandDay(r); err != nil {
+			return fmt.Errorf("demand history: %w", err)
+		}
+		k := [2]string{r.SKU, r.Date}
+		if seen[k] {
+			return fmt.Errorf("demand history: %s on %s twice", r.SKU, r.Date)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// CheckDemandHistorySpan refuses a read of malformed dates, reversed, or
+// longer than stockd.DemandDaysMax days.
+func CheckDemandHistorySpan(from, to string) error {
+	f, ferr := time.Parse(stockd.DateLayout, from)
+	t, terr := time.Parse(stockd.DateLayout, to)
+	if ferr != nil || terr != nil || t.Before(f) || t.Sub(f) >= stockd.DemandDaysMax*24*time.Hour {
+		return fmt.Errorf("demand history from %q to %q: want dates YYYY-MM-DD at most %d days apart", from, to, stockd.DemandDaysMax)
+	}
+	return nil
 }
 
 // DocumentListParams selects a page of documents of one kind.
