@@ -70,6 +70,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	zone := time.UTC
+	if m.Config.BusinessTimeZone != "" {
+		if zone, err = businessZone(m.Config.BusinessTimeZone); err != nil {
+			return err
+		}
+	}
 	m.halted = make(chan error, 1)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -96,6 +102,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		UnauthenticatedLookupsPerSecond: m.Config.UnauthenticatedLookupsPerSecond,
 		RequestTimeout:                  m.Config.RequestTimeout,
 		WriteHealth:                     m.writeHealth,
+		BusinessTimeZone:                zone,
 	})
 	m.listener, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {

@@ -27,6 +27,7 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
 	root.AddCommand(newKeysCommand(), newReplenishCommand())
+	root.AddCommand(newImportCommand())
 	return root
 }
 

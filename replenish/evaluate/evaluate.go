@@ -116,6 +116,27 @@ func (e *Evaluator) SKU(ctx context.Context, sku, asOf string) (Evaluation, erro
 	return run.evaluate(ctx, s)
 }
 
+// History is the daily demand an evaluation of sku as of asOf sees,
+// oldest first, one entry per business day (see Evaluation).
+func (e *Evaluator) History(ctx context.Context, sku, asOf string) ([]int64, error) {
+	s, err := e.Store.SKUGet(ctx, sku)
+	if errors.Is(err, stockd.ErrNotFound) {
+		return nil, fmt.Errorf("sku %q: %w", sku, ErrUnknownSKU)
+	}
+	if err != nil {
+		return nil, err
+	}
+	run, err := e.newRun(ctx, asOf)
+	if err != nil {
+		return nil, err
+	}
+	own, err := Settings(ctx, e.Store, sku)
+	if err != nil {
+		return nil, err
+	}
+	return run.history(ctx, s, stockd.EffectiveSettings(own, run.defaults).DemandWindowDays)
+}
+
 // ListParams selects a page of evaluations.
 type ListParams struct {
 	AsOf  string
