@@ -59,8 +59,11 @@ type NotifierConfig struct {
 	// QueueMax bounds the messages waiting for delivery; beyond it a
 	// message is logged and dropped. Defaults to 1024.
 	QueueMax int
-	Now      func() time.Time
-	Logger   *slog.Logger
+	// StopGrace bounds how long Stop waits for queued deliveries. Defaults
+	// to 10 seconds.
+	StopGrace time.Duration
+	Now       func() time.Time
+	Logger    *slog.Logger
 }
 
 const (
@@ -69,6 +72,7 @@ const (
 	backoffMaxDefault     = time.Minute
 	attemptTimeoutDefault = 10 * time.Second
 	queueMaxDefault       = 1024
+	stopGraceDefault      = 10 * time.Second
 )
 
 // ErrNoEnvironment is NewNotifier's refusal of sinks without an
@@ -80,8 +84,11 @@ var ErrNoEnvironment = errors.New("alert sinks need the deployment's environment
 type Notifier struct {
 	cfg   NotifierConfig
 	queue chan Message
-	wg    sync.WaitGroup
-	once  sync.Once
+	// ctx ends the deliveries still retrying when Stop's grace runs out.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
 }
 
 // NewNotifier checks cfg: sinks need an environment, and a sink of another
@@ -105,6 +112,9 @@ func NewNotifier(cfg NotifierConfig) (*Notifier, error) {
 	if cfg.QueueMax <= 0 {
 		cfg.QueueMax = queueMaxDefault
 	}
+	if cfg.StopGrace <= 0 {
+		cfg.StopGrace = stopGraceDefault
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -117,7 +127,8 @@ func NewNotifier(cfg NotifierConfig) (*Notifier, error) {
 				"sink", s.Name(), "sink_environment", s.Environment(), "environment", cfg.Environment)
 		}
 	}
-	return &Notifier{cfg: cfg, queue: make(chan Message, cfg.QueueMax)}, nil
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Notifier{cfg: cfg, queue: make(chan Message, cfg.QueueMax), ctx: ctx, cancel: cancel}, nil
 }
 
 // TierMax is the highest tier of the notifier's sinks: escalation past it
@@ -138,15 +149,24 @@ func (n *Notifier) Start() {
 	go func() {
 		defer n.wg.Done()
 		for m := range n.queue {
-			n.Deliver(context.Background(), m)
+			n.Deliver(n.ctx, m)
 		}
 	}()
 }
 
-// Stop delivers what is queued and returns.
+// Stop delivers what is queued and returns; after StopGrace, deliveries
+// still retrying are abandoned (their attempts stay in the log).
 func (n *Notifier) Stop() {
 	n.once.Do(func() { close(n.queue) })
-	n.wg.Wait()
+	done := make(chan struct{})
+	go func() { n.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(n.cfg.StopGrace):
+		n.cancel()
+		<-done
+	}
+	n.cancel()
 }
 
 // Enqueue queues m without waiting; a full queue drops it with an error in

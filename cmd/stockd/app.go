@@ -28,6 +28,7 @@ type Main struct {
 	store    store.Store
 	engine   *engine.Engine
 	expiry   *expiry.Worker
+	alerts   *alerts
 	server   *http.Server
 	listener net.Listener
 	served   chan error
@@ -91,6 +92,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
 	})
 	m.expiry.Start()
+	if m.alerts, err = m.startAlerts(zone); err != nil {
+		return err
+	}
 	handler := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
 		RequireKeys:              requireKeys,
@@ -178,6 +182,7 @@ func (m *Main) Close() error {
 	if m.expiry != nil {
 		m.expiry.Stop()
 	}
+	m.alerts.stop()
 	if m.engine != nil {
 		m.engine.Close()
 	}

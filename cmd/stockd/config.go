@@ -39,6 +39,12 @@ type Config struct {
 	// BusinessTimeZone is the IANA name of the zone whose days are the
 	// business days of replenishment. Defaults to UTC.
 	BusinessTimeZone string
+	// The alert worker's (alerts.go).
+	Environment   string
+	AlertSinks    string
+	AlertDailyAt  string
+	AlertDebounce time.Duration
+	AlertInterval time.Duration
 }
 
 const (
@@ -81,6 +87,7 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.Float64Var(&c.UnauthenticatedLookupsPerSecond, "unauthenticated-lookups-per-second", 50, "key lookups in the database per client address, for keys not seen within 5 s; negative switches the limit off (env STOCKD_UNAUTHENTICATED_LOOKUPS_PER_SECOND)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
 	bindBusinessTimeZoneFlag(fs, c)
+	bindAlertFlags(fs, c)
 }
 
 // bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
@@ -181,5 +188,5 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	return nil
+	return c.validateAlerts()
 }
