@@ -9,39 +9,23 @@ import (
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/internal/testdb"
-	"github.com/stockd/stockd/replenish"
+	"github.com/stockd/stockd/replenish/evaluate"
 	"github.com/stockd/stockd/store"
 )
 
 var ctx = context.Background()
 
-// booksEvaluator computes real figures from the books' stock of a SKU,
-// with a demand of 10 a day and a 7-day lead time (alert line 70, critical
-// below 70 available): the replenishment evaluation with the settings and
-// demand held fixed, so that the test moves only the stock.
-func booksEvaluator(s store.Store) EvaluateFunc {
-	return func(ctx context.Context, sku, asOf string) (replenish.Figures, error) {
-		if _, err := s.SKUGet(ctx, sku); err != nil {
-			return replenish.Figures{}, err
-		}
-		positions, err := s.PositionListBySKU(ctx, sku)
-		if err != nil {
-			return replenish.Figures{}, err
-		}
-		var available, incoming int64
-		for _, p := range positions {
-			available += p.Available()
-			incoming += p.Incoming
-		}
-		demand := make([]int64, 30)
-		for i := range demand {
-			demand[i] = 10
-		}
-		return replenish.Compute(replenish.Input{
-			DemandDaily: demand, LeadTimeDays: 7, ServiceLevel: 0.95, ReviewDays: 1, CoverDays: 30,
-			OrderMultiple: 1, SlowMovingDays: 90, Available: available, Incoming: incoming,
-			ColdStart: replenish.ColdStart{Default: replenish.Estimate{MeanDaily: 1, StddevDaily: 1}},
-		})
+// importDemand gives sku 10 units a day of imported history from
+// October to mid-December: with the default settings (7-day lead time,
+// 95 %), its alert line is 70 and it is critical below 70 available.
+func importDemand(t *testing.T, s store.Store, sku string, now time.Time) {
+	t.Helper()
+	var rows []stockd.DemandDay
+	for d := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC)); d = d.AddDate(0, 0, 1) {
+		rows = append(rows, stockd.DemandDay{SKU: sku, Date: d.Format(time.DateOnly), Quantity: 10})
+	}
+	if err := s.DemandHistoryPut(ctx, store.DemandHistoryPutParams{Rows: rows, At: now}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -67,10 +51,11 @@ func newWorkerTest(t *testing.T, b testdb.Backend, policy Policy) *workerTest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := New(Config{Store: h.Store, Evaluate: booksEvaluator(h.Store), Notifier: n, Policy: policy, Zone: zone,
+	w := New(Config{Store: h.Store, Evaluate: Evaluator(&evaluate.Evaluator{Store: h.Store, Zone: zone}), Notifier: n, Policy: policy, Zone: zone,
 		DailyAt: 8 * time.Hour, Debounce: 5 * time.Second, DebounceMax: time.Minute, Now: h.Clock.Now, Logger: quietLogger()})
 	h.SKU("A")
 	h.Location("L", 1)
+	importDemand(t, h.Store, "A", h.Clock.Now())
 	return &workerTest{h: h, w: w, n: n, received: r}
 }
 
@@ -154,7 +139,7 @@ func TestWorkerFollowsTheLedger(t *testing.T) {
 		if err != nil || cursor == 0 {
 			t.Fatalf("cursor %d, %v; want the last ledger seq", cursor, err)
 		}
-		again := New(Config{Store: wt.h.Store, Evaluate: booksEvaluator(wt.h.Store), Now: wt.h.Clock.Now, Logger: quietLogger()})
+		again := New(Config{Store: wt.h.Store, Evaluate: wt.w.cfg.Evaluate, Now: wt.h.Clock.Now, Logger: quietLogger()})
 		if err := again.Follow(ctx); err != nil {
 			t.Fatal(err)
 		}

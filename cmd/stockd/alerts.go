@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
 
 	"github.com/spf13/pflag"
 
-	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/alert"
-	"github.com/stockd/stockd/replenish"
 	"github.com/stockd/stockd/replenish/evaluate"
 )
 
@@ -88,17 +84,9 @@ func (m *Main) startAlerts(zone *time.Location) (*alerts, error) {
 	if err != nil {
 		return nil, err
 	}
-	evaluator := &evaluate.Evaluator{Store: m.store, Zone: zone}
-	evaluateSKU := func(ctx context.Context, sku, asOf string) (replenish.Figures, error) {
-		ev, err := evaluator.SKU(ctx, sku, asOf)
-		if errors.Is(err, evaluate.ErrUnknownSKU) {
-			return replenish.Figures{}, fmt.Errorf("%w: %w", stockd.ErrNotFound, err)
-		}
-		return ev.Figures, err
-	}
 	a := &alerts{notifier: notifier}
 	a.worker = alert.New(alert.Config{
-		Store: m.store, Evaluate: evaluateSKU, Notifier: notifier, Zone: zone, DailyAt: at,
+		Store: m.store, Evaluate: alert.Evaluator(&evaluate.Evaluator{Store: m.store, Zone: zone}), Notifier: notifier, Zone: zone, DailyAt: at,
 		Policy:   alert.Policy{TierMax: notifier.TierMax()},
 		Debounce: m.Config.AlertDebounce, Interval: m.Config.AlertInterval, Logger: m.Logger,
 	})
