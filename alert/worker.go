@@ -58,6 +58,9 @@ type Config struct {
 	TickInterval time.Duration
 	// PassTimeout bounds one pass. Defaults to 30 seconds.
 	PassTimeout time.Duration
+	// DailyTimeout bounds the daily job, which evaluates every SKU.
+	// Defaults to 30 minutes.
+	DailyTimeout time.Duration
 	// Now is the clock. Defaults to time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -69,6 +72,7 @@ const (
 	debounceMaxDefault  = time.Minute
 	tickIntervalDefault = time.Minute
 	passTimeoutDefault  = 30 * time.Second
+	dailyTimeoutDefault = 30 * time.Minute
 	// pendingMax bounds the SKUs waiting for their debounce; beyond it a
 	// changed SKU waits for the daily job.
 	pendingMax = 100_000
@@ -130,6 +134,9 @@ func New(cfg Config) *Worker {
 	if cfg.PassTimeout <= 0 {
 		cfg.PassTimeout = passTimeoutDefault
 	}
+	if cfg.DailyTimeout <= 0 {
+		cfg.DailyTimeout = dailyTimeoutDefault
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -159,13 +166,17 @@ func (w *Worker) Start() {
 				lastTick = now
 				w.pass(w.Escalate, "escalate")
 			}
-			w.pass(func(ctx context.Context) error { _, err := w.DailyIfDue(ctx); return err }, "daily job")
+			w.passWithin(w.cfg.DailyTimeout, func(ctx context.Context) error { _, err := w.DailyIfDue(ctx); return err }, "daily job")
 		}
 	}()
 }
 
 func (w *Worker) pass(fn func(context.Context) error, what string) {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.PassTimeout)
+	w.passWithin(w.cfg.PassTimeout, fn, what)
+}
+
+func (w *Worker) passWithin(timeout time.Duration, fn func(context.Context) error, what string) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := fn(ctx); err != nil {
 		w.cfg.Logger.Error("alert worker: "+what+" failed", "err", err)
@@ -260,9 +271,12 @@ func (w *Worker) EvaluateDue(ctx context.Context) (int, error) {
 	w.mu.Unlock()
 	var errs []error
 	for _, sku := range due {
+		// A failed evaluation is not retried every pass (a SKU whose
+		// evaluation fails for good would be hammered, and hold the cursor
+		// back): it is logged, and the SKU's next change or the daily job
+		// tries again.
 		if err := w.EvaluateSKU(ctx, sku); err != nil {
 			errs = append(errs, err)
-			continue // it stays pending, and is tried again next pass
 		}
 		w.mu.Lock()
 		delete(w.pending, sku)
@@ -288,15 +302,14 @@ func (w *Worker) EvaluateSKU(ctx context.Context, sku string) error {
 		return fmt.Errorf("evaluate %q: %w", sku, err)
 	}
 	date := w.BusinessDate(now)
-	return w.write(ctx, sku, func(open *stockd.Alert, today []stockd.AlertNotice) Decision {
+	return w.write(ctx, sku, date, func(open *stockd.Alert, today []stockd.AlertNotice) Decision {
 		return Decide(w.cfg.Policy, open, Evaluation{SKU: sku, Figures: figures, At: now, BusinessDate: date, Today: today})
 	})
 }
 
 // write reads the SKU's open alert and today's notices, decides and
 // writes; when another write came first, it reads and decides again.
-func (w *Worker) write(ctx context.Context, sku string, decide func(*stockd.Alert, []stockd.AlertNotice) Decision) error {
-	date := w.BusinessDate(w.cfg.Now())
+func (w *Worker) write(ctx context.Context, sku, date string, decide func(*stockd.Alert, []stockd.AlertNotice) Decision) error {
 	for range writeAttemptsMax {
 		var open *stockd.Alert
 		a, err := w.cfg.Store.AlertOpenGet(ctx, sku)
@@ -353,7 +366,7 @@ func (w *Worker) Escalate(ctx context.Context) error {
 			if d := Tick(w.cfg.Policy, a, now, date, nil); d.Empty() {
 				continue // the common case: no read of notices
 			}
-			errs = append(errs, w.write(ctx, a.SKU, func(open *stockd.Alert, today []stockd.AlertNotice) Decision {
+			errs = append(errs, w.write(ctx, a.SKU, date, func(open *stockd.Alert, today []stockd.AlertNotice) Decision {
 				if open == nil {
 					return Decision{}
 				}
@@ -380,13 +393,12 @@ func (w *Worker) DailyIfDue(ctx context.Context) (bool, error) {
 	if ran || local.Before(midnight.Add(w.cfg.DailyAt)) {
 		return false, nil
 	}
-	if err := w.Daily(ctx); err != nil {
-		return false, err
-	}
+	// Marked before it runs: a job that fails for some SKUs is logged and
+	// runs again tomorrow, not every pass.
 	w.mu.Lock()
 	w.lastDaily = date
 	w.mu.Unlock()
-	return true, nil
+	return true, w.Daily(ctx)
 }
 
 // Daily evaluates every SKU and sends the digest of the previous business
