@@ -217,3 +217,44 @@ func TestWorkerDigest(t *testing.T) {
 		}
 	})
 }
+
+// TestWorkerPurchaseOrderSuppresses: through the engine, an open purchase
+// order that covers the suggestion holds the alert to the digest; its
+// receipt clears it, and the next shortage, with no order open, is sent.
+func TestWorkerPurchaseOrderSuppresses(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		wt := newWorkerTest(t, b, Policy{})
+		settle := func() {
+			t.Helper()
+			wt.follow(t)
+			wt.h.Clock.Advance(6 * time.Second)
+			wt.due(t)
+		}
+		wt.h.Receive("A", "L", 60) // 6 days of cover: critical
+		wt.h.MustDo(stockd.Command{Op: &stockd.PurchaseOrder{ID: "PO-1", Supplier: "Acme", ExpectedAt: wt.h.Clock.Now().Add(72 * time.Hour),
+			Lines: []stockd.POLineRequest{{SKU: "A", Location: "L", Quantity: 50}}}})
+		settle()
+		a, err := wt.h.Store.AlertOpenGet(ctx, "A")
+		if err != nil || a.Level != "critical" || !a.Suppressed || a.Announced {
+			t.Fatalf("open alert with PO-1 open = %+v, %v; want critical, suppressed, not announced", a, err)
+		}
+		notices, err := wt.h.Store.AlertNoticeList(ctx, wt.w.BusinessDate(wt.h.Clock.Now()), "A")
+		if err != nil || len(notices) != 1 || notices[0].Kind != stockd.AlertNoticeDigest {
+			t.Fatalf("notices = %+v, %v; want one digest line", notices, err)
+		}
+		wt.h.MustDo(stockd.Command{Op: &stockd.PurchaseOrderReceipt{OrderID: "PO-1", Lines: []stockd.POLineRequest{{SKU: "A", Location: "L", Quantity: 50}}}})
+		settle()
+		if got := wt.open(t); got != "" {
+			t.Fatalf("open alert after PO-1 arrived: %q, want none", got)
+		}
+		wt.h.Reserve(stockd.LineRequest{SKU: "A", Quantity: 45}) // 65 available, nothing on order
+		settle()
+		if got := wt.open(t); got != "critical" {
+			t.Fatalf("open alert after the sale: %q, want critical", got)
+		}
+		got := wt.delivered()
+		if len(got) != 1 || got[0].Level != "critical" {
+			t.Fatalf("delivered %+v; want only the critical after the receipt", got)
+		}
+	})
+}
