@@ -17,6 +17,7 @@ func (s *Server) alertRoutes() []route {
 	return []route{
 		{"GET /v1/alerts", "alert_list", stockd.ScopeRead, s.listAlerts},
 		{"GET /v1/alerts/{id}", "alert_get", stockd.ScopeRead, s.getAlert},
+		{"GET /v1/alerts/{id}/deliveries", "alert_delivery_list", stockd.ScopeRead, s.listAlertDeliveries},
 		{"POST /v1/alerts/{id}/ack", "alert_ack", stockd.ScopeStock, s.ackAlert},
 	}
 }
@@ -24,6 +25,12 @@ func (s *Server) alertRoutes() []route {
 // Alert is one episode of a SKU at a level, with its figures, level
 // history, acknowledgement and resolution (stockd.Alert).
 type Alert = stockd.Alert
+
+// AlertDeliveryList is the delivery log of one alert: every attempt to
+// every sink, oldest first.
+type AlertDeliveryList struct {
+	Deliveries []stockd.AlertDelivery `json:"deliveries"`
+}
 
 // AlertPage is one page of GET /v1/alerts. NextAfter is the cursor of the
 // next page: the last alert's id, or the request's after when empty.
@@ -138,4 +145,29 @@ func (s *Server) ackAlert(w http.ResponseWriter, r *http.Request) {
 	s.audit(r, stockd.NewAuditEvent(now, keyID, "alert_ack", r.URL.Path, stockd.AuditOutcomeDone,
 		fmt.Sprintf("alert %d of %s acknowledged by %q", a.ID, a.SKU, a.AckedBy)))
 	writeJSON(w, http.StatusOK, a)
+}
+
+// listAlertDeliveries answers where an alert's messages went: the first
+// place to look when "the alert never came".
+func (s *Server) listAlertDeliveries(w http.ResponseWriter, r *http.Request) {
+	id, verr := alertID(r)
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	if _, err := s.store.AlertGet(r.Context(), id); errors.Is(err, stockd.ErrNotFound) {
+		writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "no alert %d", id))
+		return
+	} else if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	deliveries, err := s.store.AlertDeliveryList(r.Context(), id)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	out := AlertDeliveryList{Deliveries: make([]stockd.AlertDelivery, 0, len(deliveries))}
+	out.Deliveries = append(out.Deliveries, deliveries...)
+	writeJSON(w, http.StatusOK, out)
 }

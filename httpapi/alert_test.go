@@ -51,17 +51,18 @@ func exerciseAlerts(h *harness) stockd.Alert {
 	id := strconv.FormatInt(open.ID, 10)
 	for _, path := range []string{
 		"/v1/alerts", "/v1/alerts?level=critical&status=open&sku=ALA", "/v1/alerts?after=" + strconv.FormatInt(old.ID, 10) + "&limit=1",
-		"/v1/alerts/" + id,
+		"/v1/alerts/" + id, "/v1/alerts/" + id + "/deliveries",
 	} {
 		h.must("GET", path, "", "", http.StatusOK, nil)
 	}
 	for _, path := range []string{
 		"/v1/alerts?level=red", "/v1/alerts?status=closed", "/v1/alerts?sku=a*b", "/v1/alerts?after=-1", "/v1/alerts?limit=1001",
-		"/v1/alerts?acked=true", "/v1/alerts/x", "/v1/alerts/0", "/v1/alerts/" + id + "?fields=sku",
+		"/v1/alerts?acked=true", "/v1/alerts/x", "/v1/alerts/0", "/v1/alerts/" + id + "?fields=sku", "/v1/alerts/x/deliveries",
 	} {
 		h.must("GET", path, "", "", http.StatusBadRequest, nil)
 	}
 	h.must("GET", "/v1/alerts/999999", "", "", http.StatusNotFound, nil)
+	h.must("GET", "/v1/alerts/999999/deliveries", "", "", http.StatusNotFound, nil)
 	h.must("POST", "/v1/alerts/"+id+"/ack", "", "", http.StatusOK, nil)
 	h.must("POST", "/v1/alerts/"+id+"/ack", "", "{}", http.StatusOK, nil)
 	h.must("POST", "/v1/alerts/999999/ack", "", "", http.StatusNotFound, nil)
@@ -69,7 +70,7 @@ func exerciseAlerts(h *harness) stockd.Alert {
 	h.must("POST", "/v1/alerts/"+id+"/ack", "", `{"note":"mine"}`, http.StatusBadRequest, nil)
 	h.must("POST", "/v1/alerts/"+id+"/ack", "", `{"n":"`+strings.Repeat("n", stockd.BodySizeMax)+`"}`, http.StatusRequestEntityTooLarge, nil)
 	for fault, status := range map[string]int{faultInternal: http.StatusInternalServerError, faultCancelled: http.StatusServiceUnavailable} {
-		for _, req := range [][2]string{{"GET", "/v1/alerts"}, {"GET", "/v1/alerts/" + id}, {"POST", "/v1/alerts/" + id + "/ack"}} {
+		for _, req := range [][2]string{{"GET", "/v1/alerts"}, {"GET", "/v1/alerts/" + id}, {"GET", "/v1/alerts/" + id + "/deliveries"}, {"POST", "/v1/alerts/" + id + "/ack"}} {
 			if a := h.sendHeaders(req[0], req[1], nil, map[string]string{headerTestFault: fault}); a.status != status {
 				h.t.Errorf("%s %s with fault %s: %d, want %d", req[0], req[1], fault, a.status, status)
 			}
@@ -117,6 +118,13 @@ func TestAlerts(t *testing.T) {
 		again, err := c.AckAlert(t.Context(), open.ID)
 		if err != nil || !again.AckedAt.Equal(*a.AckedAt) || len(again.History) != len(a.History) {
 			t.Fatalf("second ack = %+v, %v; want the first unchanged", again, err)
+		}
+		if err := h.store.AlertDeliveryInsert(t.Context(), stockd.AlertDelivery{AlertID: open.ID, Sink: "ops", Attempt: 1, At: h.clock.Now().UTC(), StatusCode: 503, Error: "receiver answered 503"}); err != nil {
+			t.Fatal(err)
+		}
+		log, err := c.AlertDeliveries(t.Context(), open.ID)
+		if err != nil || len(log.Deliveries) != 1 || log.Deliveries[0].StatusCode != 503 || log.Deliveries[0].Delivered {
+			t.Fatalf("deliveries of alert %d = %+v, %v; want the failed attempt", open.ID, log, err)
 		}
 		var problem *stockd.Error
 		if _, err := c.Alert(t.Context(), 999999); !errors.As(err, &problem) || problem.Code != stockd.CodeNotFound {

@@ -42,3 +42,10 @@ func (c *Client) AckAlert(ctx context.Context, id int64) (Alert, error) {
 	_, err := c.do(ctx, call{method: http.MethodPost, path: "/v1/alerts/" + strconv.FormatInt(id, 10) + "/ack", out: &out})
 	return out, err
 }
+
+// AlertDeliveries reads the delivery log of one alert.
+func (c *Client) AlertDeliveries(ctx context.Context, id int64) (AlertDeliveryList, error) {
+	var out AlertDeliveryList
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/alerts/" + strconv.FormatInt(id, 10) + "/deliveries", out: &out})
+	return out, err
+}

@@ -244,3 +244,10 @@ func (f faultyStore) AlertAck(ctx context.Context, p store.AlertAckParams) (stoc
 	}
 	return f.Store.AlertAck(ctx, p)
 }
+
+func (f faultyStore) AlertDeliveryList(ctx context.Context, alertID int64) ([]stockd.AlertDelivery, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.AlertDeliveryList(ctx, alertID)
+}
