@@ -175,6 +175,10 @@ func (s *Server) getReplenishment(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, stockd.Errorf(stockd.CodeUnknownSKU, "sku %q is unknown", id))
 		return
 	}
+	if errors.Is(err, evaluate.ErrBundle) {
+		writeProblem(w, stockd.Errorf(stockd.CodeUnprocessable, "sku %q: %v", id, evaluate.ErrBundle))
+		return
+	}
 	if err != nil {
 		s.failure(w, r, err)
 		return

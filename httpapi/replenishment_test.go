@@ -164,6 +164,8 @@ func exerciseReplenishment(h *harness) {
 		h.must("GET", path, "", "", http.StatusBadRequest, nil).wantCode(t, stockd.CodeInvalidInput)
 	}
 	h.must("GET", "/v1/replenishment/nowhere", "", "", http.StatusNotFound, nil).wantCode(t, stockd.CodeUnknownSKU)
+	h.must("POST", "/v1/skus", "r-kit", `{"sku":"RKIT","bundle":true}`, http.StatusCreated, nil)
+	h.must("GET", "/v1/replenishment/RKIT", "", "", http.StatusUnprocessableEntity, nil).wantCode(t, stockd.CodeUnprocessable)
 	for _, path := range []string{"/v1/replenishment/RS", "/v1/replenishment", "/v1/settings/replenishment"} {
 		h.expect("GET", path, "", http.StatusInternalServerError, map[string]string{headerTestFault: faultInternal})
 		h.expect("GET", path, "", http.StatusServiceUnavailable, map[string]string{headerTestFault: faultDown})

@@ -78,6 +78,10 @@ const (
 // ErrUnknownSKU is wrapped by SKU for a SKU that does not exist.
 var ErrUnknownSKU = errors.New("unknown sku")
 
+// ErrBundle is wrapped by SKU for a bundle: it holds no stock of its own,
+// so it is never reordered; its components are.
+var ErrBundle = errors.New("a bundle holds no stock of its own; its components are reordered")
+
 func (e *Evaluator) zone() *time.Location {
 	if e.Zone == nil {
 		return time.UTC
@@ -108,6 +112,9 @@ func (e *Evaluator) SKU(ctx context.Context, sku, asOf string) (Evaluation, erro
 	}
 	if err != nil {
 		return Evaluation{}, err
+	}
+	if s.Bundle {
+		return Evaluation{}, fmt.Errorf("sku %q: %w", sku, ErrBundle)
 	}
 	run, err := e.newRun(ctx, asOf)
 	if err != nil {
