@@ -245,6 +245,13 @@ func (c *contract) validate(fragment string, ex exchange) error {
 		if p.Status != ex.status {
 			return fmt.Errorf("problem status %d in an answer of %d", p.Status, ex.status)
 		}
+		codes, err := c.schema(pointer("components", "schemas", "ProblemCodes"))
+		if err != nil {
+			return err
+		}
+		if err := codes.Validate(body); err != nil {
+			return fmt.Errorf("body does not match #/components/schemas/ProblemCodes: %w", err)
+		}
 	}
 	return nil
 }

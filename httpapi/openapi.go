@@ -12,11 +12,13 @@ import (
 // openapi.json (the shared parts: errors, counters, parameters, responses,
 // the schemas several resources answer with, and the server's own
 // endpoints) plus one fragment per resource under openapi/, named as its Go
-// file, each holding "paths" and "components"."schemas" to add.
+// file, each holding "paths" and "components"."schemas" to add, plus
+// openapi-examples.json: a real request and answer per operation, recorded
+// from the contract test (openapi_examples.go).
 // openAPIDocument is the merged document; openapi_test.go and
 // contract_test.go check it against real answers.
 //
-//go:embed openapi.json openapi/*.json
+//go:embed openapi.json openapi/*.json openapi-examples.json
 var openAPIFiles embed.FS
 
 var openAPIDocument = mustMergeOpenAPI()
@@ -67,6 +69,9 @@ func mergeOpenAPI(files fs.FS) ([]byte, error) {
 			}
 			schemas[k] = v
 		}
+	}
+	if err := addExamples(files, paths); err != nil {
+		return nil, err
 	}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

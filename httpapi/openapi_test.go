@@ -240,6 +240,9 @@ func TestOpenAPIResponses(t *testing.T) {
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)
 		requireCoverage(t, loadContract(t), append(h.recorded(), exerciseRateLimits(t, b)...))
+		if *updateExamples && b.Name == "sqlite" {
+			recordExamples(t, loadContract(t), h.recorded())
+		}
 	})
 }
 

@@ -2,184 +2,186 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
-	"strconv"
+	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/store"
-	"github.com/stockd/stockd/store/storeurl"
 )
 
-const (
-	// demandHeader is the one header `stockd import demand` accepts.
-	demandHeader = "sku,date,quantity"
-	// demandImportRowsMax bounds one file: ten years of days for 250 SKUs.
-	// The whole file is checked before anything is written, so it is held
-	// in memory.
-	demandImportRowsMax = 1_000_000
-	// demandImportErrorsMax bounds the bad rows reported: past it, the
-	// file is wrong in a way the first ones show.
-	demandImportErrorsMax = 50
-	// progressEvery is how many rows pass between progress lines.
-	progressEvery = 10 * stockd.DemandHistoryRowsMax
-)
+// importSubmittersMax is how many rows are in flight at once: enough for
+// the engine to fill its batches, few enough to stay under its queue.
+const importSubmittersMax = 64
 
+// importProgressEvery is how often progress is printed.
+const importProgressEvery = time.Second
+
+// newImportCommand is `stockd import`: files from the system being
+// replaced, applied through the engine as any request is, so that verify
+// holds and every row is in the ledger.
 func newImportCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import",
-		Short: "Import data the ledger does not hold",
+		Short: "Import SKUs, opening stock and open reservations from CSV files (checked whole before anything is written)",
 	}
-	cmd.AddCommand(newImportDemandCommand())
+	cmd.AddCommand(
+		newImportKindCommand("skus", "sku,name,unit", "SKUs (an existing SKU with the same name and unit is left as it is)", planSKUs),
+		newImportKindCommand("stock", "sku,location,pool,quantity,reference", "opening balances, as receipts with their reference (empty: opening-balance)", planStock),
+		newImportKindCommand("reservations", "key,sku,location,pool,quantity,status,expires_at,customer_id",
+			"open holds (status pending, with their deadline) and paid, unshipped orders (status confirmed); rows sharing a key are one reservation", planReservations),
+		newImportDemandCommand(),
+	)
 	return cmd
 }
 
-func newImportDemandCommand() *cobra.Command {
+// importPlan is a checked file: the commands to submit and the line of
+// each.
+type importPlan struct {
+	what     string
+	commands []stockd.Command
+	lines    []int
+}
+
+// planFunc turns a file's rows into commands, checking each against the
+// books as they stand; every problem is added to bad with its line.
+type planFunc func(ctx context.Context, s store.Store, f csvFile, now time.Time, bad *rowErrors) (importPlan, error)
+
+func newImportKindCommand(kind, header, short string, plan planFunc) *cobra.Command {
 	var cfg Config
 	cmd := &cobra.Command{
-		Use:   "demand FILE.csv",
-		Short: "Import past daily demand (header " + demandHeader + ", date YYYY-MM-DD); a bad file writes nothing",
-		Long: "Checks every row of FILE.csv first (a date of the calendar, a quantity from 0 to 10^12, a SKU that\n" +
-			"exists, each SKU and date once) and reports each bad row with its line number; only a good file is\n" +
-			"written, in requests of " + strconv.Itoa(stockd.DemandHistoryRowsMax) + " rows. A row replaces the one imported before for its SKU and date,\n" +
-			"so importing a file again changes nothing. Progress goes to stderr.",
-		Args: cobra.ExactArgs(1),
+		Use:   kind + " FILE.csv",
+		Short: "Import " + short + "; header: " + header,
+		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := applyEnv(cmd.Flags()); err != nil {
 				return err
 			}
-			return runImportDemand(cmd.Context(), cfg.DatabaseURL, args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
+			f, err := readCSVFile(args[0], strings.Split(header, ","))
+			if err != nil {
+				return err
+			}
+			return withMigratedStore(cmd.Context(), cfg.DatabaseURL, func(s store.Store) error {
+				var bad rowErrors
+				p, err := plan(cmd.Context(), s, f, time.Now(), &bad)
+				if err != nil {
+					return err
+				}
+				if err := bad.err(); err != nil {
+					return err
+				}
+				return runImport(cmd.Context(), s, p, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			})
 		},
 	}
 	bindDatabaseFlags(cmd.Flags(), &cfg)
 	return cmd
 }
 
-// errBadFile is what a file with bad rows returns, after they are printed.
-var errBadFile = errors.New("import demand: the file has bad rows; nothing was written")
+// importTally counts a run's outcomes.
+type importTally struct {
+	applied, replayed, done atomic.Int64
+	mu                      sync.Mutex
+	refused                 rowErrors
+}
 
-func runImportDemand(ctx context.Context, databaseURL, path string, out, progress io.Writer) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("import demand: %w", err)
+// runImport submits the plan's commands through an engine of its own and
+// reports progress on progress and the outcome on out. Rows were checked
+// against the books beforehand; a row refused now lost a race with a
+// request made meanwhile, and is reported with its line (rerun the file:
+// the rows applied replay).
+func runImport(ctx context.Context, s store.Store, p importPlan, out, progress io.Writer) error {
+	e := engine.New(engine.Config{Store: s, Logger: slog.New(slog.NewTextHandler(progress, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	defer e.Close()
+	var t importTally
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(importSubmittersMax, len(p.commands)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				t.submit(ctx, e, p, i)
+			}
+		}()
 	}
-	defer f.Close()
-	s, err := storeurl.OpenExisting(ctx, databaseURL)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	rows, problems, err := readDemandCSV(ctx, f, s)
-	if err != nil {
-		return err
-	}
-	if len(problems) > 0 {
-		for _, p := range problems {
-			fmt.Fprintln(progress, path+":"+p)
+	stopProgress := reportProgress(progress, p, &t)
+	for i := range p.commands {
+		if ctx.Err() != nil {
+			break
 		}
-		return errBadFile
+		next <- i
 	}
-	for start := 0; start < len(rows); start += stockd.DemandHistoryRowsMax {
-		chunk := rows[start:min(start+stockd.DemandHistoryRowsMax, len(rows))]
-		if err := s.DemandHistoryPut(ctx, store.DemandHistoryPutParams{Rows: chunk, At: time.Now()}); err != nil {
-			// Every row written so far is a good one, and writing them
-			// again changes nothing: the same command finishes the job.
-			return fmt.Errorf("import demand: after %d of %d rows (run it again to finish): %w", start, len(rows), err)
-		}
-		if done := start + len(chunk); done%progressEvery == 0 || done == len(rows) {
-			fmt.Fprintf(progress, "imported %d of %d rows (%d%%)\n", done, len(rows), done*100/len(rows))
-		}
+	close(next)
+	wg.Wait()
+	stopProgress()
+	fmt.Fprintf(out, "imported %d %s: %d applied, %d already there (replayed)\n", t.applied.Load()+t.replayed.Load(), p.what, t.applied.Load(), t.replayed.Load())
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("import interrupted after %d of %d rows (rerun the file: applied rows replay): %w", t.done.Load(), len(p.commands), err)
 	}
-	fmt.Fprintf(out, "imported %d rows of demand from %s\n", len(rows), path)
+	if err := t.refused.err(); err != nil {
+		return fmt.Errorf("refused while importing: %w", err)
+	}
 	return nil
 }
 
-// skuChecker is the one read the file check needs.
-type skuChecker interface {
-	SKUGet(ctx context.Context, id string) (stockd.SKU, error)
+func (t *importTally) submit(ctx context.Context, e *engine.Engine, p importPlan, i int) {
+	defer t.done.Add(1)
+	res, err := e.Submit(ctx, p.commands[i])
+	switch {
+	case err != nil:
+		t.mu.Lock()
+		t.refused.add(p.lines[i], "%v", err)
+		t.mu.Unlock()
+	case res.Err != nil:
+		t.mu.Lock()
+		t.refused.add(p.lines[i], "%s: %s", res.Err.Code, res.Err.Message)
+		t.mu.Unlock()
+	case res.Replayed:
+		t.replayed.Add(1)
+	default:
+		t.applied.Add(1)
+	}
 }
 
-// readDemandCSV reads and checks the whole file: problems lists bad rows
-// as "LINE: what", at most demandImportErrorsMax of them; err is a failure
-// to read the file or the database.
-func readDemandCSV(ctx context.Context, in io.Reader, skus skuChecker) (rows []stockd.DemandDay, problems []string, err error) {
-	r := csv.NewReader(in)
-	r.FieldsPerRecord = -1
-	r.ReuseRecord = true
-	header, err := r.Read()
-	if errors.Is(err, io.EOF) {
-		return nil, []string{"1: empty file, want the header " + demandHeader}, nil
-	}
-	if err != nil {
-		return nil, []string{"1: " + err.Error()}, nil
-	}
-	if strings.Join(header, ",") != demandHeader {
-		return nil, []string{fmt.Sprintf("1: header %q, want exactly %q", strings.Join(header, ","), demandHeader)}, nil
-	}
-	firstLine := map[[2]string]int{}
-	known := map[string]bool{}
-	report := func(line int, format string, args ...any) {
-		if len(problems) < demandImportErrorsMax {
-			problems = append(problems, fmt.Sprintf("%d: ", line)+fmt.Sprintf(format, args...))
-		}
-	}
-	for {
-		rec, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		line, _ := r.FieldPos(0)
-		if err != nil {
-			var parse *csv.ParseError
-			if errors.As(err, &parse) {
-				report(parse.Line, "%v", parse.Err)
-				continue
+// reportProgress prints rows done every importProgressEvery until the
+// returned stop is called.
+func reportProgress(w io.Writer, p importPlan, t *importTally) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(importProgressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				fmt.Fprintf(w, "importing %s: %d of %d\n", p.what, t.done.Load(), len(p.commands))
 			}
-			return nil, nil, fmt.Errorf("import demand: %w", err)
 		}
-		if len(rows) == demandImportRowsMax {
-			report(line, "more than %d rows: split the file", demandImportRowsMax)
-			break
-		}
-		if len(rec) != 3 {
-			report(line, "%d fields, want 3 (%s)", len(rec), demandHeader)
-			continue
-		}
-		q, qerr := strconv.ParseInt(rec[2], 10, 64)
-		day := stockd.DemandDay{SKU: rec[0], Date: rec[1], Quantity: q}
-		if qerr != nil {
-			report(line, "quantity %q: want an integer from 0 to %d", rec[2], stockd.QuantityMax)
-			continue
-		}
-		if verr := stockd.ValidDemandDay(day); verr != nil {
-			report(line, "%s", verr.Message)
-			continue
-		}
-		k := [2]string{day.SKU, day.Date}
-		if first, ok := firstLine[k]; ok {
-			report(line, "%s on %s again (first on line %d)", day.SKU, day.Date, first)
-			continue
-		}
-		firstLine[k] = line
-		if _, checked := known[day.SKU]; !checked {
-			_, err := skus.SKUGet(ctx, day.SKU)
-			if err != nil && !errors.Is(err, stockd.ErrNotFound) {
-				return nil, nil, fmt.Errorf("import demand: %w", err)
-			}
-			known[day.SKU] = err == nil
-		}
-		if !known[day.SKU] {
-			report(line, "sku %q is unknown", day.SKU)
-			continue
-		}
-		rows = append(rows, day)
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// rowCommand makes the command of a file's row: its idempotency key comes
+// from the file's digest and the line, or from key when the file names
+// one, so that a rerun replays.
+func rowCommand(op stockd.Operation, kind string, f csvFile, line int, key string, fields ...string) stockd.Command {
+	if key == "" {
+		key = fmt.Sprintf("import:%s:%s:%d", kind, f.digest, line)
 	}
-	return rows, problems, nil
+	sum := sha256.Sum256([]byte(kind + "\x00" + strings.Join(fields, "\x00")))
+	return stockd.Command{Op: op, IdempotencyKey: key, RequestHash: hex.EncodeToString(sum[:]), Actor: "import"}
 }
