@@ -244,3 +244,31 @@ func (c *clock) Advance(d time.Duration) {
 	defer c.mu.Unlock()
 	c.offset += d
 }
+
+func (f faultyStore) AlertGet(ctx context.Context, id int64) (stockd.Alert, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Alert{}, err
+	}
+	return f.Store.AlertGet(ctx, id)
+}
+
+func (f faultyStore) AlertList(ctx context.Context, p store.AlertListParams) ([]stockd.Alert, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.AlertList(ctx, p)
+}
+
+func (f faultyStore) AlertAck(ctx context.Context, p store.AlertAckParams) (stockd.Alert, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Alert{}, err
+	}
+	return f.Store.AlertAck(ctx, p)
+}
+
+func (f faultyStore) AlertDeliveryList(ctx context.Context, alertID int64) ([]stockd.AlertDelivery, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.AlertDeliveryList(ctx, alertID)
+}

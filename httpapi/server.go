@@ -214,6 +214,7 @@ func (s *Server) routes() []route {
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
 		s.discrepancyRoutes(), s.countRoutes(),
+		s.alertRoutes(),
 		s.replenishmentRoutes(),
 	)
 }

@@ -173,6 +173,77 @@ type Store interface {
 	// from p.From to p.To inclusive (YYYY-MM-DD), by date; the span is at
 	// most stockd.DemandDaysMax days.
 	DemandHistoryList(ctx context.Context, p DemandHistoryListParams) ([]stockd.DemandDay, error)
+
+	// Alerts (package alert) are written outside batches too: they change
+	// no stock, and the worker that writes them follows the books.
+
+	// AlertOpenGet returns the open alert of sku, or an error wrapping
+	// stockd.ErrNotFound.
+	AlertOpenGet(ctx context.Context, sku string) (stockd.Alert, error)
+	// AlertGet returns one alert, or an error wrapping stockd.ErrNotFound.
+	AlertGet(ctx context.Context, id int64) (stockd.Alert, error)
+	// AlertList returns alerts with ID > p.After in ID order that match
+	// every filter p sets, at most p.Limit (stockd.PageSizeDefault when
+	// zero, never above stockd.PageSizeMax).
+	AlertList(ctx context.Context, p AlertListParams) ([]stockd.Alert, error)
+	// AlertNoticeList returns the notices of one business date, of sku
+	// unless it is empty, by SKU, level, tier and kind, at most
+	// stockd.PageSizeMax.
+	AlertNoticeList(ctx context.Context, businessDate, sku string) ([]stockd.AlertNotice, error)
+	// AlertWrite applies one decision of the alert worker in one
+	// transaction: it resolves p.Resolve, saves p.Save (inserted when its ID
+	// is 0) and inserts those of p.Notices not already stored (the dedup).
+	// Each alert is written only over the Version it was read at; when
+	// another write came first nothing is written and the error wraps
+	// stockd.ErrAlertChanged.
+	AlertWrite(ctx context.Context, p AlertWriteParams) (AlertWriteResult, error)
+	// AlertAck acknowledges an alert (stockd.Alert.Acknowledged: the first
+	// acknowledgement stands) and returns it; an unknown id is an error
+	// wrapping stockd.ErrNotFound.
+	AlertAck(ctx context.Context, p AlertAckParams) (stockd.Alert, error)
+	// AlertDeliveryInsert appends one attempt to the delivery log.
+	AlertDeliveryInsert(ctx context.Context, d stockd.AlertDelivery) error
+	// AlertDeliveryList returns the delivery log of one alert by id, at
+	// most stockd.PageSizeMax.
+	AlertDeliveryList(ctx context.Context, alertID int64) ([]stockd.AlertDelivery, error)
+	// AlertCursorGet returns the ledger Seq the alert worker has evaluated
+	// up to, 0 before its first pass; AlertCursorSet stores it.
+	AlertCursorGet(ctx context.Context) (int64, error)
+	AlertCursorSet(ctx context.Context, seq int64) error
+	// AlertDigestMark records that the digest of businessDate goes out at
+	// at, and reports whether this call recorded it (false: it was already).
+	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
+}
+
+// AlertListParams selects a page of alerts; empty filters match all.
+type AlertListParams struct {
+	Level  string
+	Status stockd.AlertStatus
+	SKU    string
+	After  int64
+	Limit  int
+}
+
+// AlertWriteParams is one decision of the alert worker. Notices whose
+// AlertID is 0 belong to Save.
+type AlertWriteParams struct {
+	Resolve *stockd.Alert
+	Save    *stockd.Alert
+	Notices []stockd.AlertNotice
+}
+
+// AlertWriteResult is what AlertWrite stored: Save with its ID and
+// Version, and the notices that were new.
+type AlertWriteResult struct {
+	Saved    stockd.Alert
+	Inserted []stockd.AlertNotice
+}
+
+// AlertAckParams names the alert, the acknowledging key and the time.
+type AlertAckParams struct {
+	ID    int64
+	KeyID string
+	At    time.Time
 }
 
 // ErrLeaseHeld is RelayLeaseTry's answer while another holder leads.

@@ -31,6 +31,7 @@ type Main struct {
 	engine *engine.Engine
 	expiry *expiry.Worker
 	relay  *relayRun
+	alerts *alerts
 	// reconcile is nil when no pass is scheduled.
 	reconcile *reconcileLoop
 	server    *http.Server
@@ -104,6 +105,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	if s := m.Config.Reconcile.Schedule; s != (reconcile.Schedule{}) {
 		m.reconcile = startReconcile(m.Config.Reconcile.reconciler(m.store, m.Logger, reg), s)
+	}
+	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
+		return err
 	}
 	handler := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
@@ -196,6 +200,7 @@ func (m *Main) Close() error {
 	if m.reconcile != nil {
 		m.reconcile.Stop()
 	}
+	m.alerts.stop()
 	if m.engine != nil {
 		m.engine.Close()
 	}

@@ -38,8 +38,8 @@ type Config struct {
 	// RequestTimeout is the server's deadline for each /v1 request.
 	RequestTimeout time.Duration
 	// The event relay: off without NATSURL. Environment tags its subjects
-	// and is required with it (seed 003: messages must say which
-	// environment they come from).
+	// and every alert message, and is required with either (seed 003:
+	// messages must say which environment they come from).
 	NATSURL     string
 	NATSStream  string
 	Environment string
@@ -49,6 +49,12 @@ type Config struct {
 	// BusinessTimeZone is the IANA name of the zone whose days are the
 	// business days of replenishment. Defaults to UTC.
 	BusinessTimeZone string
+	// The alert worker's (alerts.go); Environment, above, tags its
+	// messages too.
+	AlertSinks    string
+	AlertDailyAt  string
+	AlertDebounce time.Duration
+	AlertInterval time.Duration
 }
 
 const (
@@ -92,8 +98,9 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
 	fs.StringVar(&c.NATSURL, "nats-url", "", "relay the ledger's events to this NATS JetStream server; empty switches the relay off (env STOCKD_NATS_URL)")
 	fs.StringVar(&c.NATSStream, "nats-stream", "STOCKD", "the JetStream stream the relay creates or checks (env STOCKD_NATS_STREAM)")
-	fs.StringVar(&c.Environment, "environment", "", "environment tag of the relay's subjects, stockd.<environment>.<type>.<sku>; required with --nats-url (env STOCKD_ENVIRONMENT)")
+	fs.StringVar(&c.Environment, "environment", "", "the deployment's environment tag (production, staging, loadtest, …): the relay's subjects are stockd.<environment>.<type>.<sku>, every alert message carries it and only alert sinks of this environment are sent to; required with --nats-url or --alert-sinks (env STOCKD_ENVIRONMENT)")
 	bindBusinessTimeZoneFlag(fs, c)
+	bindAlertFlags(fs, c)
 }
 
 // bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
@@ -202,5 +209,8 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	return c.Reconcile.validate()
+	if err := c.Reconcile.validate(); err != nil {
+		return err
+	}
+	return c.validateAlerts()
 }
