@@ -124,7 +124,7 @@ WHERE p.sku = u.sku AND p.location = u.location AND p.pool = u.pool`
 // Reservations. key is NULL for a reservation made without an idempotency
 // key and reads back as ''.
 
-const reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id`
+const reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id`
 
 const queryReservationsLock = `
 SELECT ` + reservationColumns + `
@@ -152,10 +152,31 @@ WHERE status IN ('pending', 'confirmed')
 ORDER BY id`
 
 const queryReservationsInsert = `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)
-SELECT r.id, NULLIF(r.key, ''), r.status, r.lines::jsonb, r.expires_at, r.created_at, r.updated_at, r.release_reason, r.customer_id
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[])
-    AS r (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)`
+INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)
+SELECT r.id, NULLIF(r.key, ''), r.status, r.lines::jsonb, r.expires_at, r.created_at, r.updated_at, r.release_reason, r.customer_id, r.order_id
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])
+    AS r (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)`
+
+// queryReservationsByOrder reads without a lock: a concurrent insert for
+// the same order meets the unique index reservations_order_id, whose
+// predicate this repeats so that the index serves it.
+const queryReservationsByOrder = `
+SELECT ` + reservationColumns + `
+FROM reservations
+WHERE order_id = ANY($1::text[])
+  AND order_id <> '' AND status IN ('pending', 'confirmed', 'fulfilled')
+ORDER BY id`
+
+const queryReferencesGet = `
+SELECT r.business_type, r.reference, r.sku, r.business_id, r.created_at
+FROM business_references r
+JOIN unnest($1::text[], $2::text[], $3::text[]) AS k (business_type, reference, sku)
+    ON r.business_type = k.business_type AND r.reference = k.reference AND r.sku = k.sku
+ORDER BY r.business_type, r.reference, r.sku`
+
+const queryReferencesInsert = `
+INSERT INTO business_references (business_type, reference, sku, business_id, created_at)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])`
 
 const queryReservationsUpdate = `
 UPDATE reservations r

@@ -24,7 +24,7 @@ const (
 	skuColumns         = `id, name, unit, deduction, approval_threshold, bundle, created_at`
 	locationColumns    = `id, name, priority, inactive, created_at`
 	positionColumns    = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, p.in_transit, p.incoming, l.priority`
-	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id`
+	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id`
 	ledgerColumns      = `seq, business_type, business_id, sku, location, pool,
     d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
     on_hand, reserved, committed, quarantined, in_transit, incoming,
@@ -71,6 +71,23 @@ SELECT ` + reservationColumns + `
 FROM reservations
 WHERE id IN (SELECT value FROM json_each(?))
 ORDER BY id`
+
+	// queryReservationsByOrder is served by the partial unique index
+	// reservations_order_id, whose predicate it repeats.
+	queryReservationsByOrder = `
+SELECT ` + reservationColumns + `
+FROM reservations
+WHERE order_id IN (SELECT value FROM json_each(?))
+  AND order_id <> '' AND status IN ('pending', 'confirmed', 'fulfilled')
+ORDER BY id`
+
+	// queryReferencesGet takes a JSON array of [type, reference, sku].
+	queryReferencesGet = `
+SELECT business_type, reference, sku, business_id, created_at
+FROM business_references
+WHERE (business_type, reference, sku) IN (
+    SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?))
+ORDER BY business_type, reference, sku`
 
 	queryReservationListDue = `
 SELECT id FROM reservations
@@ -172,8 +189,12 @@ UPDATE positions SET on_hand = ?, reserved = ?, committed = ?, quarantined = ?, 
 WHERE sku = ? AND location = ? AND pool = ?`
 
 	queryReservationInsert = `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)
-VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?)`
+INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)
+VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	queryReferenceInsert = `
+INSERT INTO business_references (business_type, reference, sku, business_id, created_at)
+VALUES (?, ?, ?, ?, ?)`
 
 	queryReservationUpdate = `
 UPDATE reservations SET status = ?, updated_at = ?, release_reason = ?, lines = ?, expires_at = ?

@@ -1,0 +1,27 @@
+-- Business document numbers (issue 9): the ledger is keyed on the business
+-- document (seed 003 §1.3: a unique index on (biz_type, biz_no, sku_id);
+-- seed 004 §九.1: a unique constraint, not an application check), so one
+-- order or one delivery note sent under two idempotency keys is booked
+-- once. The engine decides duplicates from its reads; these constraints
+-- settle the race between two batches that could not see each other (the
+-- loser's insert fails, and the engine retries it against the winner).
+
+-- At most one reservation holds an order at a time. Released and expired
+-- reservations free it, so a buyer whose hold lapsed can reserve again;
+-- the predicate is stockd's ReservationStatus.holdsOrder, which the engine
+-- decides by. '' is "no order", like the empty customer_id.
+ALTER TABLE reservations ADD COLUMN order_id text NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX reservations_order_id ON reservations (order_id)
+    WHERE order_id <> '' AND status IN ('pending', 'confirmed', 'fulfilled');
+
+-- The references receipts, adjustments and shipments took, one row per
+-- SKU of the document; never freed, as a delivery note's number is never
+-- reused.
+CREATE TABLE business_references (
+    business_type text NOT NULL,
+    reference     text NOT NULL CHECK (reference <> ''),
+    sku           text NOT NULL,
+    business_id   text NOT NULL,
+    created_at    timestamptz NOT NULL,
+    PRIMARY KEY (business_type, reference, sku)
+);
