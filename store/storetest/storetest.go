@@ -43,6 +43,8 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"KeyHashUnique", testKeyHashUnique},                           // keys.go
 		{"KeyCreateBounded", testKeyCreateBounded},                     // keys.go
 		{"MigrateIdempotent", testMigrateIdempotent},                   // migrate.go
+		{"OrderIDUnique", testOrderIDUnique},                           // businessnumbers.go
+		{"ReferenceKeyUnique", testReferenceKeyUnique},                 // businessnumbers.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
