@@ -87,6 +87,10 @@ func badRequests() []badRequest {
 		{name: "ttl 86401", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"ttl_seconds":86401}`, wantCode: "invalid_input", wantField: "ttl_seconds"},
 		{name: "ttl fractional", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"ttl_seconds":1.5}`, wantCode: "invalid_input", wantField: "ttl_seconds"},
 
+		// Business numbers.
+		{name: "order_id too long", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"order_id":"` + strings.Repeat("o", stockd.OrderIDLengthMax+1) + `"}`, wantCode: "invalid_input", wantField: "order_id"},
+		{name: "order_id a number", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"order_id":1001}`, wantCode: "invalid_input", wantField: "order_id"},
+
 		// Identifiers.
 		{name: "receipt sku characters", body: `{"sku":"A B","quantity":1}`, wantCode: "invalid_input", wantField: "sku"},
 		{name: "receipt sku length 65", body: `{"sku":"` + long + `","quantity":1}`, wantCode: "invalid_input", wantField: "sku"},
@@ -192,6 +196,7 @@ func edgeBadRequests() []badRequest {
 		{name: "purchase order expected in UTC year -1", path: "/v1/purchase-orders", body: po("0000-01-01T00:00:00+05:00"), wantCode: "invalid_input", wantField: "expected_at"},
 		{name: "campaign starting in UTC year -1", path: "/v1/pools", body: campaign("0000-01-01T00:00:00+05:00", "2026-12-31T00:00:00Z"), wantCode: "invalid_input", wantField: "starts_at"},
 		{name: "campaign ending in UTC year 10000", path: "/v1/pools", body: campaign("2026-01-01T00:00:00Z", "9999-12-31T23:59:59-10:00"), wantCode: "invalid_input", wantField: "ends_at"},
+		{name: "order_id with a newline", path: "/v1/reservations", body: `{"lines":[{"sku":"A","quantity":1}],"order_id":"SO-1\nforged"}`, wantCode: "invalid_input", wantField: "order_id"},
 		{name: "reference with a NUL byte", body: `{"sku":"A","quantity":1,"reference":"PO-\u00007"}`, wantCode: "invalid_input", wantField: "reference"},
 		{name: "reference with a newline", body: `{"sku":"A","quantity":1,"reference":"PO-7\nforged log line"}`, wantCode: "invalid_input", wantField: "reference"},
 		{name: "reference with DEL", body: `{"sku":"A","quantity":1,"reference":"PO-7\u007f"}`, wantCode: "invalid_input", wantField: "reference"},

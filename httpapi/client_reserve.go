@@ -27,12 +27,15 @@ type ReserveParams struct {
 	// Strategy is priority (the default), single_location or split.
 	Strategy   string
 	CustomerID string
+	// OrderID is the order's business number; a second reservation for an
+	// order that holds one is refused duplicate_order.
+	OrderID string
 }
 
 // Reserve holds stock for every line or none.
 func (c *Client) Reserve(ctx context.Context, p ReserveParams) (Reservation, error) {
 	req := reservationRequest{
-		Commit: p.Commit, Strategy: p.Strategy, CustomerID: p.CustomerID,
+		Commit: p.Commit, Strategy: p.Strategy, CustomerID: p.CustomerID, OrderID: p.OrderID,
 		Lines: make([]reservationLineRequest, 0, len(p.Lines)),
 	}
 	for _, l := range p.Lines {

@@ -232,6 +232,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exercisePools(h)
 		exerciseFlow(h)
 		exerciseOrders(h)
+		exerciseBusinessNumbers(h)
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others
 

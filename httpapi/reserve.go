@@ -39,6 +39,7 @@ type Reservation struct {
 	UpdatedAt     time.Time         `json:"updated_at"`
 	ReleaseReason string            `json:"release_reason,omitempty"`
 	CustomerID    string            `json:"customer_id,omitempty"`
+	OrderID       string            `json:"order_id,omitempty"`
 	Lines         []ReservationLine `json:"lines"`
 	// Expired is set on a read of a pending reservation whose deadline
 	// passed: a confirm will be refused reservation_expired, and the
@@ -66,6 +67,9 @@ type reservationRequest struct {
 	// single_location or split.
 	Strategy   string `json:"strategy,omitempty"`
 	CustomerID string `json:"customer_id,omitempty"`
+	// OrderID is the order's business number: while one reservation holds
+	// it, another is refused duplicate_order.
+	OrderID string `json:"order_id,omitempty"`
 }
 
 func reservationOut(r stockd.Reservation) Reservation {
@@ -78,6 +82,7 @@ func reservationOut(r stockd.Reservation) Reservation {
 		UpdatedAt:     r.UpdatedAt.UTC(),
 		ReleaseReason: r.ReleaseReason,
 		CustomerID:    r.CustomerID,
+		OrderID:       r.OrderID,
 		Lines:         make([]ReservationLine, 0, len(r.Lines)),
 	}
 	for _, l := range r.Lines {
@@ -95,7 +100,7 @@ func (s *Server) createReservation(w http.ResponseWriter, r *http.Request) {
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
 			reserve := &stockd.Reserve{
-				Commit: req.Commit, Strategy: req.Strategy, CustomerID: req.CustomerID,
+				Commit: req.Commit, Strategy: req.Strategy, CustomerID: req.CustomerID, OrderID: req.OrderID,
 				Lines: make([]stockd.LineRequest, 0, len(req.Lines)),
 			}
 			// The domain reads a zero TTL as "the default"; on the wire only

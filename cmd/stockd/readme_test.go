@@ -40,7 +40,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	for _, want := range []string{
 		`{"from":30,"to":20}`, "\n30\n", "Idempotent-Replayed: true", `{"outcome":"applied","status":201}`,
-		"\nconfirmed\n", "\nfulfilled\n",
+		"\nconfirmed\n", "\nfulfilled\n", "\nduplicate_order\ntrue\n",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)
