@@ -142,5 +142,16 @@ func fuzzSeeds() [][]byte {
 		batch(time.Minute, 2).
 		cmd(KindApprove, "alice").known(0).
 		cmd(KindApprove, "bob").known(0))
+	// Business numbers: one order reserved twice in a batch, released,
+	// then reserved again in the next; one delivery note received twice.
+	add(newFuzzProgram(2).batch(0, 5).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, "o1").raw(1).pos("a", none, none).small(1).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, "o1").raw(1).pos("a", none, none).small(2).
+		cmd(KindRelease, none).next(0).of(fuzzRelease, ReleaseCancelled).
+		cmd(KindReceive, none).pos("a", none, none).small(5).text("ref").
+		cmd(KindReceive, none).pos("a", none, none).small(5).text("ref").
+		batch(time.Minute, 2).
+		cmd(KindReserve, none).raw(0).flag(true).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, "o1").raw(1).pos("a", none, none).small(1).
+		cmd(KindAdjust, none).pos("a", none, none).of(fuzzReasons, ReasonDamage).text("ref").flag(false).small(1).flag(false))
 	return seeds
 }
