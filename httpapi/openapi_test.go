@@ -233,6 +233,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseFlow(h)
 		exerciseOrders(h)
 		exerciseBusinessNumbers(h)
+		exerciseLedgerFilters(h)
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others
 

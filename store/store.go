@@ -146,11 +146,38 @@ type KeyRevokeParams struct {
 	At time.Time
 }
 
-// LedgerListParams selects a page of the ledger.
+// LedgerListParams selects a page of the ledger. Every filter left empty
+// (or zero) selects all: entries of SKU, of business type Type, of the
+// business document BusinessID, of the reservation ReservationID, at
+// Location, created in [From, To).
 type LedgerListParams struct {
 	SKU   string
 	After int64
 	Limit int
+
+	Type          string
+	BusinessID    string
+	ReservationID string
+	Location      string
+	From, To      time.Time
+}
+
+// Filtered reports whether p filters by more than its SKU.
+func (p LedgerListParams) Filtered() bool {
+	return p.Type != "" || p.BusinessID != "" || p.ReservationID != "" || p.Location != "" || !p.From.IsZero() || !p.To.IsZero()
+}
+
+// TimeRange is [From, To) with the open ends filled: from the Unix epoch
+// (no entry is older) to the end of year 9999 (no time is later).
+func (p LedgerListParams) TimeRange() (from, to time.Time) {
+	from, to = p.From, p.To
+	if from.IsZero() {
+		from = time.Unix(0, 0).UTC()
+	}
+	if to.IsZero() {
+		to = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	}
+	return from, to
 }
 
 // AuditReader streams the whole books from one snapshot. Each method

@@ -198,6 +198,27 @@ const queryLedgerList = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq > $1
 // queryLedgerListBySKU is served by the index ledger_sku_seq.
 const queryLedgerListBySKU = `SELECT ` + ledgerColumns + ` FROM ledger WHERE sku = $1 AND seq > $2 ORDER BY seq LIMIT $3`
 
+// The filtered ledger reads: one query per index that serves the most
+// selective filter given (business id, reservation, SKU, else seq), the
+// other filters checked on the rows that index yields. $1 is the anchor's
+// value, $2 the cursor, $3-$9 the filters, $10 the limit.
+const (
+	queryLedgerFilteredAll         = `SELECT ` + ledgerColumns + ` FROM ledger WHERE $1::text = '' AND seq > $2` + ledgerFilters
+	queryLedgerFilteredBySKU       = `SELECT ` + ledgerColumns + ` FROM ledger WHERE sku = $1 AND seq > $2` + ledgerFilters
+	queryLedgerFilteredByBusiness  = `SELECT ` + ledgerColumns + ` FROM ledger WHERE business_id = $1 AND seq > $2` + ledgerFilters
+	queryLedgerFilteredByReservant = `SELECT ` + ledgerColumns + ` FROM ledger WHERE reservation_id = $1 AND reservation_id <> '' AND seq > $2` + ledgerFilters
+
+	ledgerFilters = `
+  AND ($3::text = '' OR sku = $3)
+  AND ($4::text = '' OR business_type = $4)
+  AND ($5::text = '' OR business_id = $5)
+  AND ($6::text = '' OR reservation_id = $6)
+  AND ($7::text = '' OR location = $7)
+  AND created_at >= $8 AND created_at < $9
+ORDER BY seq
+LIMIT $10`
+)
+
 // queryLedgerSales sums sold units per quarter-hour (stockd.SalesBucketWidth)
 // of sku in [$2, $3): confirmed and refunded units move committed, a direct
 // shipment takes on_hand. Served by the partial index ledger_sales.

@@ -98,10 +98,30 @@ func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]sto
 		limit = stockd.PageSizeDefault
 	}
 	limit = min(limit, stockd.PageSizeMax)
+	if p.Filtered() {
+		query, anchor := ledgerFilteredQuery(p)
+		from, to := p.TimeRange()
+		return list(ctx, s.pool, "list ledger", scanLedgerEntry, query, anchor, p.After,
+			p.SKU, p.Type, p.BusinessID, p.ReservationID, p.Location, from, to, limit)
+	}
 	if p.SKU == "" {
 		return list(ctx, s.pool, "list ledger", scanLedgerEntry, queryLedgerList, p.After, limit)
 	}
 	return list(ctx, s.pool, "list ledger", scanLedgerEntry, queryLedgerListBySKU, p.SKU, p.After, limit)
+}
+
+// ledgerFilteredQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func ledgerFilteredQuery(p store.LedgerListParams) (query, anchor string) {
+	switch {
+	case p.BusinessID != "":
+		return queryLedgerFilteredByBusiness, p.BusinessID
+	case p.ReservationID != "":
+		return queryLedgerFilteredByReservant, p.ReservationID
+	case p.SKU != "":
+		return queryLedgerFilteredBySKU, p.SKU
+	}
+	return queryLedgerFilteredAll, ""
 }
 
 // AuditRead runs fn in one read-only REPEATABLE READ transaction: every

@@ -117,6 +117,25 @@ WHERE sku = ? AND seq > ?
 ORDER BY seq
 LIMIT ?`
 
+	// The filtered ledger reads: one query per index that serves the most
+	// selective filter given (business id, reservation, SKU, else seq),
+	// the other filters checked on the rows that index yields. ?1 is the
+	// anchor's value, ?2 the cursor, ?3-?9 the filters, ?10 the limit.
+	queryLedgerFilteredAll         = `SELECT ` + ledgerColumns + ` FROM ledger WHERE ?1 = '' AND seq > ?2` + ledgerFilters
+	queryLedgerFilteredBySKU       = `SELECT ` + ledgerColumns + ` FROM ledger WHERE sku = ?1 AND seq > ?2` + ledgerFilters
+	queryLedgerFilteredByBusiness  = `SELECT ` + ledgerColumns + ` FROM ledger WHERE business_id = ?1 AND seq > ?2` + ledgerFilters
+	queryLedgerFilteredByReservant = `SELECT ` + ledgerColumns + ` FROM ledger WHERE reservation_id = ?1 AND reservation_id <> '' AND seq > ?2` + ledgerFilters
+
+	ledgerFilters = `
+  AND (?3 = '' OR sku = ?3)
+  AND (?4 = '' OR business_type = ?4)
+  AND (?5 = '' OR business_id = ?5)
+  AND (?6 = '' OR reservation_id = ?6)
+  AND (?7 = '' OR location = ?7)
+  AND created_at >= ?8 AND created_at < ?9
+ORDER BY seq
+LIMIT ?10`
+
 	// queryLedgerSales sums sold units per bucket of ?1 microseconds
 	// (stockd.SalesBucketWidth) of sku in [?3, ?4): confirmed and refunded
 	// units move committed, a direct shipment takes on_hand. Served by the

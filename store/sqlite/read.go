@@ -126,15 +126,35 @@ func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]sto
 	limit = min(limit, stockd.PageSizeMax)
 	var entries []stockd.LedgerEntry
 	var err error
-	if p.SKU == "" {
+	switch {
+	case p.Filtered():
+		query, anchor := ledgerFilteredQuery(p)
+		from, to := p.TimeRange()
+		entries, err = queryAll(ctx, s.reader, query, scanLedgerEntry, anchor, p.After,
+			p.SKU, p.Type, p.BusinessID, p.ReservationID, p.Location, unixMicros(from), unixMicros(to), limit)
+	case p.SKU == "":
 		entries, err = queryAll(ctx, s.reader, queryLedgerList, scanLedgerEntry, p.After, limit)
-	} else {
+	default:
 		entries, err = queryAll(ctx, s.reader, queryLedgerListBySKU, scanLedgerEntry, p.SKU, p.After, limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list ledger after %d: %w", p.After, err)
 	}
 	return entries, nil
+}
+
+// ledgerFilteredQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func ledgerFilteredQuery(p store.LedgerListParams) (query, anchor string) {
+	switch {
+	case p.BusinessID != "":
+		return queryLedgerFilteredByBusiness, p.BusinessID
+	case p.ReservationID != "":
+		return queryLedgerFilteredByReservant, p.ReservationID
+	case p.SKU != "":
+		return queryLedgerFilteredBySKU, p.SKU
+	}
+	return queryLedgerFilteredAll, ""
 }
 
 // AuditRead runs fn in one read transaction on a reader connection: in WAL

@@ -45,6 +45,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"MigrateIdempotent", testMigrateIdempotent},                   // migrate.go
 		{"OrderIDUnique", testOrderIDUnique},                           // businessnumbers.go
 		{"ReferenceKeyUnique", testReferenceKeyUnique},                 // businessnumbers.go
+		{"LedgerFilters", testLedgerFilters},                           // ledger.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

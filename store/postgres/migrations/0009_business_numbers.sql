@@ -25,3 +25,13 @@ CREATE TABLE business_references (
     created_at    timestamptz NOT NULL,
     PRIMARY KEY (business_type, reference, sku)
 );
+
+-- Filters of GET /v1/ledger (the other filters are checked on the rows
+-- these yield; see the store's queryLedgerFiltered*): by business
+-- document, and by reservation (partial: most entries name none). SKU
+-- filters use ledger_sku_seq, the rest the order of seq. A plain CREATE
+-- INDEX blocks ledger writes while it builds (migrations run in one
+-- transaction, which CONCURRENTLY cannot): on a large ledger, migrate in
+-- a quiet hour.
+CREATE INDEX ledger_business_id_seq ON ledger (business_id, seq);
+CREATE INDEX ledger_reservation_seq ON ledger (reservation_id, seq) WHERE reservation_id <> '';

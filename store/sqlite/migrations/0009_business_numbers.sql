@@ -15,3 +15,10 @@ CREATE TABLE business_references (
     created_at    INTEGER NOT NULL,
     PRIMARY KEY (business_type, reference, sku)
 ) STRICT, WITHOUT ROWID;
+
+-- Filters of GET /v1/ledger (the other filters are checked on the rows
+-- these yield; see the store's queryLedgerFiltered*): by business
+-- document, and by reservation (partial: most entries name none). SKU
+-- filters use ledger_sku_seq, the rest the order of seq.
+CREATE INDEX ledger_business_id_seq ON ledger (business_id, seq);
+CREATE INDEX ledger_reservation_seq ON ledger (reservation_id, seq) WHERE reservation_id <> '';
