@@ -116,6 +116,44 @@ type Store interface {
 	// revocation time stays), and returns it; an unknown id is an error
 	// wrapping stockd.ErrNotFound.
 	KeyRevoke(ctx context.Context, p KeyRevokeParams) (stockd.APIKey, error)
+
+	// Listings (issue 9).
+
+	// ReservationList returns reservations with ID > p.After in ID order
+	// that pass every filter p sets, at most p.Limit
+	// (stockd.PageSizeDefault when zero, never above stockd.PageSizeMax).
+	ReservationList(ctx context.Context, p ReservationListParams) ([]stockd.Reservation, error)
+}
+
+// ReservationListParams selects a page of reservations. Every filter left
+// empty (or zero) selects all: of Status, with a line of SKU, of
+// CustomerID, of OrderID, created before CreatedBefore.
+type ReservationListParams struct {
+	After string
+	Limit int
+
+	Status        stockd.ReservationStatus
+	SKU           string
+	CustomerID    string
+	OrderID       string
+	CreatedBefore time.Time
+}
+
+// Before is CreatedBefore, or the end of year 9999 when it is zero.
+func (p ReservationListParams) Before() time.Time {
+	if p.CreatedBefore.IsZero() {
+		return time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	}
+	return p.CreatedBefore
+}
+
+// PageLimit is limit bounded to (0, stockd.PageSizeMax], zero meaning
+// stockd.PageSizeDefault.
+func PageLimit(limit int) int {
+	if limit <= 0 {
+		return stockd.PageSizeDefault
+	}
+	return min(limit, stockd.PageSizeMax)
 }
 
 // DocumentListParams selects a page of documents of one kind.

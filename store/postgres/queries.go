@@ -133,6 +133,26 @@ WHERE id = ANY($1::text[])
 ORDER BY id
 FOR UPDATE`
 
+// The reservation listings: one query per index that serves the most
+// selective filter given (order, customer, status, else the primary key),
+// the other filters checked on the rows it yields. $1 is the anchor's
+// value, $2 the cursor, $3-$7 the filters, $8 the limit.
+const (
+	queryReservationListAll        = `SELECT ` + reservationColumns + ` FROM reservations WHERE $1::text = '' AND id > $2` + reservationFilters
+	queryReservationListByOrder    = `SELECT ` + reservationColumns + ` FROM reservations WHERE order_id = $1 AND order_id <> '' AND id > $2` + reservationFilters
+	queryReservationListByCustomer = `SELECT ` + reservationColumns + ` FROM reservations WHERE customer_id = $1 AND customer_id <> '' AND id > $2` + reservationFilters
+	queryReservationListByStatus   = `SELECT ` + reservationColumns + ` FROM reservations WHERE status = $1 AND id > $2` + reservationFilters
+
+	reservationFilters = `
+  AND ($3::text = '' OR status = $3)
+  AND ($4::text = '' OR customer_id = $4)
+  AND ($5::text = '' OR order_id = $5)
+  AND created_at < $6
+  AND ($7::text = '' OR lines @> jsonb_build_array(jsonb_build_object('sku', $7::text)))
+ORDER BY id
+LIMIT $8`
+)
+
 const queryReservationGet = `SELECT ` + reservationColumns + ` FROM reservations WHERE id = $1`
 
 const queryReservationGetByKey = `SELECT ` + reservationColumns + ` FROM reservations WHERE key = $1`

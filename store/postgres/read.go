@@ -173,3 +173,24 @@ func (s *Store) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.Ide
 	}
 	return list(ctx, s.pool, "read idempotency keys", scanIdempotencyRecord, queryIdempotencyGet, keys)
 }
+
+// ReservationList returns a page of reservations that pass p's filters.
+func (s *Store) ReservationList(ctx context.Context, p store.ReservationListParams) ([]stockd.Reservation, error) {
+	query, anchor := reservationListQuery(p)
+	return list(ctx, s.pool, "list reservations", scanReservation, query, anchor, p.After,
+		string(p.Status), p.CustomerID, p.OrderID, p.Before(), p.SKU, store.PageLimit(p.Limit))
+}
+
+// reservationListQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func reservationListQuery(p store.ReservationListParams) (query, anchor string) {
+	switch {
+	case p.OrderID != "":
+		return queryReservationListByOrder, p.OrderID
+	case p.CustomerID != "":
+		return queryReservationListByCustomer, p.CustomerID
+	case p.Status != "":
+		return queryReservationListByStatus, string(p.Status)
+	}
+	return queryReservationListAll, ""
+}

@@ -89,6 +89,24 @@ WHERE (business_type, reference, sku) IN (
     SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?))
 ORDER BY business_type, reference, sku`
 
+	// The reservation listings: one query per index that serves the most
+	// selective filter given (order, customer, status, else the primary
+	// key), the other filters checked on the rows it yields. ?1 is the
+	// anchor's value, ?2 the cursor, ?3-?7 the filters, ?8 the limit.
+	queryReservationListAll        = `SELECT ` + reservationColumns + ` FROM reservations WHERE ?1 = '' AND id > ?2` + reservationFilters
+	queryReservationListByOrder    = `SELECT ` + reservationColumns + ` FROM reservations WHERE order_id = ?1 AND order_id <> '' AND id > ?2` + reservationFilters
+	queryReservationListByCustomer = `SELECT ` + reservationColumns + ` FROM reservations WHERE customer_id = ?1 AND customer_id <> '' AND id > ?2` + reservationFilters
+	queryReservationListByStatus   = `SELECT ` + reservationColumns + ` FROM reservations WHERE status = ?1 AND id > ?2` + reservationFilters
+
+	reservationFilters = `
+  AND (?3 = '' OR status = ?3)
+  AND (?4 = '' OR customer_id = ?4)
+  AND (?5 = '' OR order_id = ?5)
+  AND created_at < ?6
+  AND (?7 = '' OR EXISTS (SELECT 1 FROM json_each(lines) WHERE value ->> 'sku' = ?7))
+ORDER BY id
+LIMIT ?8`
+
 	queryReservationListDue = `
 SELECT id FROM reservations
 WHERE status = 'pending' AND expires_at <= ?

@@ -224,3 +224,28 @@ func (s *Store) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.Ide
 	}
 	return records, nil
 }
+
+// ReservationList returns a page of reservations that pass p's filters.
+func (s *Store) ReservationList(ctx context.Context, p store.ReservationListParams) ([]stockd.Reservation, error) {
+	query, anchor := reservationListQuery(p)
+	reservations, err := queryAll(ctx, s.reader, query, scanReservation, anchor, p.After,
+		string(p.Status), p.CustomerID, p.OrderID, unixMicros(p.Before()), p.SKU, store.PageLimit(p.Limit))
+	if err != nil {
+		return nil, fmt.Errorf("list reservations after %q: %w", p.After, err)
+	}
+	return reservations, nil
+}
+
+// reservationListQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func reservationListQuery(p store.ReservationListParams) (query, anchor string) {
+	switch {
+	case p.OrderID != "":
+		return queryReservationListByOrder, p.OrderID
+	case p.CustomerID != "":
+		return queryReservationListByCustomer, p.CustomerID
+	case p.Status != "":
+		return queryReservationListByStatus, string(p.Status)
+	}
+	return queryReservationListAll, ""
+}

@@ -46,6 +46,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"OrderIDUnique", testOrderIDUnique},                           // businessnumbers.go
 		{"ReferenceKeyUnique", testReferenceKeyUnique},                 // businessnumbers.go
 		{"LedgerFilters", testLedgerFilters},                           // ledger.go
+		{"ReservationList", testReservationList},                       // reservations.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,3 +35,11 @@ CREATE TABLE business_references (
 -- a quiet hour.
 CREATE INDEX ledger_business_id_seq ON ledger (business_id, seq);
 CREATE INDEX ledger_reservation_seq ON ledger (reservation_id, seq) WHERE reservation_id <> '';
+
+-- Filters of GET /v1/reservations, each in id order for its cursor (see
+-- the store's queryReservationList*): by order in any status (the unique
+-- index above covers only the holding ones), by customer, by status. The
+-- SKU and created_before filters are checked on the rows these yield.
+CREATE INDEX reservations_order_id_all ON reservations (order_id, id) WHERE order_id <> '';
+CREATE INDEX reservations_customer_id ON reservations (customer_id, id) WHERE customer_id <> '';
+CREATE INDEX reservations_status_id ON reservations (status, id);
