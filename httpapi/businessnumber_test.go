@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"testing"
+	"time"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/internal/testdb"
@@ -83,5 +85,64 @@ func TestClientDuplicateOrder(t *testing.T) {
 		if !errors.As(err, &e) || e.Code != stockd.CodeDuplicateOrder || e.ExistingID != first.ID {
 			t.Fatalf("second reserve for SO-7: %v, want duplicate_order naming %s", err, first.ID)
 		}
+		page, err := c.ListReservations(ctx, ListReservationsParams{OrderID: "SO-7", Status: "pending", SKU: "A", Limit: 1, CreatedBefore: time.Now().Add(time.Hour)})
+		if err != nil || len(page.Reservations) != 1 || page.Reservations[0].ID != first.ID || page.NextAfter != first.ID {
+			t.Fatalf("ListReservations = %+v, %v; want %s and a cursor past it", page, err, first.ID)
+		}
+		page, err = c.ListReservations(ctx, ListReservationsParams{OrderID: "SO-7", After: page.NextAfter})
+		if err != nil || len(page.Reservations) != 0 || page.NextAfter != "" {
+			t.Fatalf("the page after = %+v, %v; want none", page, err)
+		}
 	})
+}
+
+// exerciseReservationList: GET /v1/reservations pages and filters, on
+// the reservations exerciseBusinessNumbers made.
+func exerciseReservationList(h *harness) {
+	h.t.Helper()
+	list := func(query string) ReservationList {
+		h.t.Helper()
+		var out ReservationList
+		h.must("GET", "/v1/reservations?"+query, "", "", http.StatusOK, &out)
+		return out
+	}
+	byOrder := list("order_id=SO-1001")
+	if len(byOrder.Reservations) != 2 || byOrder.NextAfter != "" {
+		h.t.Fatalf("reservations of SO-1001 = %+v, want the released one and the new one", byOrder)
+	}
+	if held := list("order_id=SO-1001&status=pending&sku=BN"); len(held.Reservations) != 1 || held.Reservations[0].OrderID != "SO-1001" {
+		h.t.Fatalf("the pending reservation of SO-1001 = %+v", held)
+	}
+	if none := list("order_id=SO-1001&sku=NOPE"); len(none.Reservations) != 0 {
+		h.t.Fatalf("SO-1001 with a line of NOPE = %+v", none)
+	}
+	future := h.clock.Now().Add(time.Hour).Format(time.RFC3339)
+	seen := map[string]bool{}
+	after := ""
+	for pages := 0; ; pages++ {
+		query := "limit=2&created_before=" + url.QueryEscape(future)
+		if after != "" {
+			query += "&after=" + after
+		}
+		page := list(query)
+		for _, r := range page.Reservations {
+			if seen[r.ID] || r.ID <= after {
+				h.t.Fatalf("page after %q repeats or goes back: %s", after, r.ID)
+			}
+			seen[r.ID] = true
+		}
+		if page.NextAfter == "" {
+			break
+		}
+		if pages > 100 {
+			h.t.Fatal("the pages do not end")
+		}
+		after = page.NextAfter
+	}
+	if !seen[byOrder.Reservations[0].ID] || !seen[byOrder.Reservations[1].ID] {
+		h.t.Fatal("paging through every reservation missed those of SO-1001")
+	}
+	if old := list("created_before=2000-01-01T00:00:00Z"); len(old.Reservations) != 0 {
+		h.t.Fatalf("reservations before 2000 = %+v", old)
+	}
 }

@@ -202,3 +202,10 @@ func (c *clock) Advance(d time.Duration) {
 	defer c.mu.Unlock()
 	c.offset += d
 }
+
+func (f faultyStore) ReservationList(ctx context.Context, p store.ReservationListParams) ([]stockd.Reservation, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.ReservationList(ctx, p)
+}

@@ -234,6 +234,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseOrders(h)
 		exerciseBusinessNumbers(h)
 		exerciseLedgerFilters(h)
+		exerciseReservationList(h)
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others
 
