@@ -209,3 +209,10 @@ func (f faultyStore) ReservationList(ctx context.Context, p store.ReservationLis
 	}
 	return f.Store.ReservationList(ctx, p)
 }
+
+func (f faultyStore) AuditEventList(ctx context.Context, p store.AuditEventListParams) ([]stockd.AuditEvent, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.AuditEventList(ctx, p)
+}

@@ -235,6 +235,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseBusinessNumbers(h)
 		exerciseLedgerFilters(h)
 		exerciseReservationList(h)
+		exerciseListings(h)
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others
 
