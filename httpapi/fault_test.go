@@ -216,3 +216,10 @@ func (f faultyStore) AuditEventList(ctx context.Context, p store.AuditEventListP
 	}
 	return f.Store.AuditEventList(ctx, p)
 }
+
+func (f faultyStore) PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.PositionListBySKUs(ctx, skus)
+}

@@ -113,8 +113,47 @@ func TestClientListings(t *testing.T) {
 				t.Fatalf("Ledger of transfer %s listed %+v", tr.ID, e)
 			}
 		}
+		if st, err := c.StockList(ctx, StockListParams{Location: "east", Below: 3, HasBelow: true}); err != nil || len(st.Stock) != 1 || st.Stock[0].Totals.InTransit != 2 || st.Stock[0].SKU != "A" {
+			t.Fatalf("StockList(east, below 3) = %+v, %v; want A, with its 2 units still in transit", st, err)
+		}
+		if st, err := c.StockList(ctx, StockListParams{Below: 3, HasBelow: true}); err != nil || len(st.Stock) != 0 {
+			t.Fatalf("StockList(below 3) = %+v, %v; want none: A has 8 available", st, err)
+		}
 		if events, err := c.AuditEvents(ctx, 0, 0); err != nil || len(events.Events) != 0 || events.NextAfter != 0 {
 			t.Fatalf("AuditEvents on an open server = %+v, %v", events, err)
 		}
 	})
+}
+
+// exerciseStockList: GET /v1/stock over many SKUs, by location, pool and
+// level.
+func exerciseStockList(h *harness) {
+	h.t.Helper()
+	h.must("POST", "/v1/skus", "sl-sku-1", `{"sku":"SL-1"}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/skus", "sl-sku-2", `{"sku":"SL-2"}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/skus", "sl-sku-3", `{"sku":"SL-3"}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/locations", "sl-loc", `{"location":"sl-east","priority":7}`, http.StatusCreated, nil)
+	h.must("POST", "/v1/receipts", "sl-rcv-1", `{"sku":"SL-1","quantity":9}`, http.StatusOK, nil)
+	h.must("POST", "/v1/receipts", "sl-rcv-1e", `{"sku":"SL-1","location":"sl-east","quantity":1}`, http.StatusOK, nil)
+	h.must("POST", "/v1/receipts", "sl-rcv-2", `{"sku":"SL-2","location":"sl-east","quantity":3}`, http.StatusOK, nil)
+	list := func(query string) StockList {
+		h.t.Helper()
+		var out StockList
+		h.must("GET", "/v1/stock?"+query, "", "", http.StatusOK, &out)
+		return out
+	}
+	got := list("after=SL-0&limit=3")
+	if len(got.Stock) != 3 || got.Stock[0].SKU != "SL-1" || got.Stock[0].Totals.Available != 10 || got.Stock[2].Totals.Available != 0 || got.NextAfter != "SL-3" {
+		h.t.Fatalf("stock of SL-1..3 = %+v", got)
+	}
+	east := list("after=SL-0&limit=3&location=sl-east")
+	if len(east.Stock) != 3 || east.Stock[0].Totals.Available != 1 || len(east.Stock[0].Positions) != 1 || east.Stock[1].Totals.Available != 3 {
+		h.t.Fatalf("stock at sl-east = %+v", east)
+	}
+	low := list("after=SL-0&limit=3&location=sl-east&pool=normal&below=2")
+	if len(low.Stock) != 2 || low.Stock[0].SKU != "SL-1" || low.Stock[1].SKU != "SL-3" {
+		h.t.Fatalf("SL-1..3 below 2 at sl-east = %+v, want SL-1 (1) and SL-3 (never stocked)", low)
+	}
+	h.expect("GET", "/v1/stock", "", http.StatusInternalServerError, map[string]string{headerTestFault: faultInternal})
+	h.expect("GET", "/v1/stock", "", http.StatusServiceUnavailable, map[string]string{headerTestFault: faultCancelled})
 }

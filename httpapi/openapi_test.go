@@ -236,6 +236,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseLedgerFilters(h)
 		exerciseReservationList(h)
 		exerciseListings(h)
+		exerciseStockList(h)
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others
 

@@ -123,6 +123,10 @@ type Store interface {
 	// that pass every filter p sets, at most p.Limit
 	// (stockd.PageSizeDefault when zero, never above stockd.PageSizeMax).
 	ReservationList(ctx context.Context, p ReservationListParams) ([]stockd.Reservation, error)
+	// PositionListBySKUs returns the positions of these SKUs (at most
+	// stockd.PageSizeMax of them), ordered by SKU, then as
+	// PositionListBySKU orders them.
+	PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error)
 }
 
 // ReservationListParams selects a page of reservations. Every filter left

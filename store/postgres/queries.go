@@ -101,6 +101,12 @@ FROM positions p JOIN locations l ON l.id = p.location
 WHERE p.sku = $1
 ORDER BY l.priority, p.location, p.pool`
 
+const queryPositionListBySKUs = `
+SELECT ` + positionColumns + `
+FROM positions p JOIN locations l ON l.id = p.location
+WHERE p.sku = ANY($1::text[])
+ORDER BY p.sku, l.priority, p.location, p.pool`
+
 const queryPositionEach = `
 SELECT ` + positionColumns + `
 FROM positions p JOIN locations l ON l.id = p.location

@@ -194,3 +194,14 @@ func reservationListQuery(p store.ReservationListParams) (query, anchor string) 
 	}
 	return queryReservationListAll, ""
 }
+
+// PositionListBySKUs returns the positions of these SKUs.
+func (s *Store) PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error) {
+	if len(skus) == 0 {
+		return nil, nil
+	}
+	if len(skus) > stockd.PageSizeMax {
+		return nil, fmt.Errorf("postgres: positions of %d skus: at most %d", len(skus), stockd.PageSizeMax)
+	}
+	return list(ctx, s.pool, "list positions", scanPosition, queryPositionListBySKUs, skus)
+}

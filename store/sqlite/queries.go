@@ -50,6 +50,12 @@ FROM positions p JOIN locations l ON l.id = p.location
 WHERE p.sku = ?
 ORDER BY l.priority, p.location, p.pool`
 
+	queryPositionListBySKUs = `
+SELECT ` + positionColumns + `
+FROM positions p JOIN locations l ON l.id = p.location
+WHERE p.sku IN (SELECT value FROM json_each(?))
+ORDER BY p.sku, l.priority, p.location, p.pool`
+
 	// queryPositionsLock needs no lock clause: the one writer connection
 	// already serialises every batch.
 	queryPositionsLock = `

@@ -249,3 +249,22 @@ func reservationListQuery(p store.ReservationListParams) (query, anchor string) 
 	}
 	return queryReservationListAll, ""
 }
+
+// PositionListBySKUs returns the positions of these SKUs.
+func (s *Store) PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error) {
+	if len(skus) == 0 {
+		return nil, nil
+	}
+	if len(skus) > stockd.PageSizeMax {
+		return nil, fmt.Errorf("positions of %d skus: at most %d", len(skus), stockd.PageSizeMax)
+	}
+	skuList, err := jsonArray(skus)
+	if err != nil {
+		return nil, err
+	}
+	positions, err := queryAll(ctx, s.reader, queryPositionListBySKUs, scanPosition, skuList)
+	if err != nil {
+		return nil, fmt.Errorf("list positions of %d skus: %w", len(skus), err)
+	}
+	return positions, nil
+}

@@ -47,6 +47,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"ReferenceKeyUnique", testReferenceKeyUnique},                 // businessnumbers.go
 		{"LedgerFilters", testLedgerFilters},                           // ledger.go
 		{"ReservationList", testReservationList},                       // reservations.go
+		{"PositionListBySKUs", testPositionListBySKUs},                 // positions.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
