@@ -143,13 +143,19 @@ func (s *BatchState) applyOne(c *Command) Result {
 
 // replay answers a key seen before, in storage or earlier in this batch.
 func (s *BatchState) replay(c *Command) (Result, bool) {
-	rec, ok := s.Idempotency[c.IdempotencyKey]
+	var rec IdempotencyRecord
+	ok := false
+	for _, key := range c.LookupKeys() {
+		if rec, ok = s.Idempotency[key]; ok {
+			break
+		}
+	}
 	if !ok {
 		return Result{}, false
 	}
 	if rec.RequestHash != c.RequestHash {
 		// An answer to this request, not a replay of the first one.
-		return Result{Err: Errorf(CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", c.IdempotencyKey)}, true
+		return Result{Err: Errorf(CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", UnscopedKey(c.IdempotencyKey))}, true
 	}
 	var r Result
 	if err := json.Unmarshal(rec.Result, &r); err != nil {

@@ -45,9 +45,7 @@ type Touches struct {
 
 // Touches adds what c reads to t.
 func (c *Command) Touches(t *Touches) {
-	if c.IdempotencyKey != "" {
-		t.Keys = append(t.Keys, c.IdempotencyKey)
-	}
+	t.Keys = append(t.Keys, c.LookupKeys()...)
 	c.Op.Touches(t)
 }
 

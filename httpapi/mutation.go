@@ -101,7 +101,9 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		writeProblem(w, err)
 		return
 	}
-	cmd.IdempotencyKey = key
+	// Scoped to the API key: another key's request under the same
+	// Idempotency-Key is its own (stockd.ScopedKey).
+	cmd.IdempotencyKey = stockd.ScopedKey(keyID, key)
 	cmd.RequestHash = requestHash(r, m.body)
 	cmd.Actor = actor
 	cmd.KeyID = keyID

@@ -77,7 +77,7 @@ type reservationRequest struct {
 func reservationOut(r stockd.Reservation) Reservation {
 	out := Reservation{
 		ID:            r.ID,
-		Key:           r.Key,
+		Key:           stockd.UnscopedKey(r.Key),
 		Status:        string(r.Status),
 		ExpiresAt:     r.ExpiresAt.UTC(),
 		CreatedAt:     r.CreatedAt.UTC(),
@@ -257,7 +257,15 @@ func (s *Server) getReservationByKey(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, stockd.InvalidField("key", "must be 1-%d printable ASCII characters", stockd.IdempotencyKeyLengthMax))
 		return
 	}
-	res, err := s.store.ReservationGetByKey(r.Context(), key)
+	// The caller's own reservation first, then one made before keys were
+	// scoped or while the server ran open (stockd.Command.LookupKeys).
+	var res stockd.Reservation
+	err := stockd.ErrNotFound
+	for _, k := range (&stockd.Command{IdempotencyKey: stockd.ScopedKey(actingKeyID(r), key)}).LookupKeys() {
+		if res, err = s.store.ReservationGetByKey(r.Context(), k); !errors.Is(err, stockd.ErrNotFound) {
+			break
+		}
+	}
 	s.answerReservation(w, r, res, err, "reservation with key "+key)
 }
 
