@@ -5,6 +5,8 @@ package flowtest
 // whatever idempotency keys carry them (seed 003 §1.3, seed 004 §九.1).
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stockd/stockd"
@@ -56,27 +58,63 @@ func testOrderUnique(t *testing.T, h *Harness) {
 }
 
 // testOrderUniqueRace: many requests for one order under as many keys, at
-// once: one reservation, its stock reserved once.
+// once: one reservation, its stock reserved once. The racers ask for
+// different SKUs, so that their batches share no position lock and only
+// the unique index can stop the second insert (on PostgreSQL a loser sees
+// it as a conflict and is retried into duplicate_order; a warm pool makes
+// that overlap happen, where a cold one serialises the first batches).
 func testOrderUniqueRace(t *testing.T, h *Harness) {
-	h.SKU("a")
-	h.Receive("a", "default", 1000)
-	results := h.raceCommands(businessNumberRacers, func(int) stockd.Command { return orderReserve("SO-race", 3) })
+	const skus = 20
+	for k := range skus {
+		h.SKU(fmt.Sprintf("a%d", k))
+		h.Receive(fmt.Sprintf("a%d", k), "default", 10)
+	}
+	h.warmPool(8)
+	results := h.raceCommands(businessNumberRacers, func(i int) stockd.Command {
+		return stockd.Command{Op: &stockd.Reserve{OrderID: "SO-race", Lines: []stockd.LineRequest{line(fmt.Sprintf("a%d", i%skus), 3)}}}
+	})
 	if passed := countPassed(t, results, stockd.CodeDuplicateOrder); passed != 1 {
 		t.Fatalf("%d reservations for one order, want 1", passed)
 	}
-	var winner string
+	var winner *stockd.Reservation
 	for _, res := range results {
 		if res.Err == nil {
-			winner = res.Reservation.ID
+			winner = res.Reservation
 		}
 	}
 	for i, res := range results {
-		if res.Err != nil && res.Err.ExistingID != winner {
-			t.Fatalf("refusal %d names %q, want the winner %s", i, res.Err.ExistingID, winner)
+		if res.Err != nil && res.Err.ExistingID != winner.ID {
+			t.Fatalf("refusal %d names %q, want the winner %s", i, res.Err.ExistingID, winner.ID)
 		}
 	}
-	h.wantCounters("a", "default", stockd.Counters{OnHand: 1000, Reserved: 3})
+	reserved := int64(0)
+	for k := range skus {
+		reserved += h.Counters(fmt.Sprintf("a%d", k), "default").Reserved
+	}
+	if reserved != 3 || h.Counters(winner.Lines[0].SKU, "default").Reserved != 3 {
+		t.Fatalf("%d units reserved over the SKUs, want the winner's 3 of %s", reserved, winner.Lines[0].SKU)
+	}
 	h.Verify()
+}
+
+// warmPool opens n of the store's connections at once, so that a race
+// that follows runs its transactions side by side rather than waiting on
+// connections being opened one by one.
+func (h *Harness) warmPool(n int) {
+	h.T.Helper()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if _, err := h.Store.PositionListBySKU(ctx, "a0"); err != nil {
+					h.T.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func testReferenceUnique(t *testing.T, h *Harness) {
