@@ -38,6 +38,7 @@ func (a *Adjust) Touches(t *Touches) {
 	t.Ensure = append(t.Ensure, a.Position)
 	t.SKUs = append(t.SKUs, a.Position.SKU)
 	poolDocTouches(a.Position, t)
+	t.References = append(t.References, referenceKeys(BusinessAdjustment, a.Reference, a.Position.SKU)...)
 }
 
 func (a *Adjust) normalize() *Error {
@@ -78,6 +79,12 @@ func (a *Adjust) normalize() *Error {
 func (a *Adjust) decide(s *BatchState, c *Command) Result {
 	delta, err := s.adjustDelta(a, true)
 	if err != nil {
+		return Result{Err: err}
+	}
+	// An adjustment waiting for approval takes its reference when it is
+	// requested: the reference names the document submitted, approved or
+	// not.
+	if err := s.claimReferences(referenceKeys(BusinessAdjustment, a.Reference, a.Position.SKU), c.IdempotencyKey); err != nil {
 		return Result{Err: err}
 	}
 	if absQuantity(delta) > s.SKUs[a.Position.SKU].Threshold() {

@@ -22,7 +22,12 @@ type BatchState struct {
 	Reservations map[string]*Reservation
 	Idempotency  map[string]IdempotencyRecord
 	Docs         map[DocKey]*Document
+	// OrderHolders maps an order id to the reservation read as holding
+	// it; References a taken business document number to its business id.
+	OrderHolders map[string]string
+	References   map[ReferenceKey]string
 
+	ordersNew map[string]string // orders taken by reservations created in this batch
 	writes    BatchWrites
 	dirty     map[PositionKey]bool
 	updated   map[string]bool
@@ -47,6 +52,8 @@ type BatchWrites struct {
 	// Documents are the documents the batch created (Version 1) or
 	// changed (Version one above the stored one), sorted by key.
 	Documents []Document
+	// References are the business document numbers the batch took.
+	References []BusinessReference
 }
 
 // NewBatchState returns an empty state for a batch decided at now.
@@ -60,6 +67,9 @@ func NewBatchState(now time.Time, newID func() string) *BatchState {
 		Reservations: map[string]*Reservation{},
 		Idempotency:  map[string]IdempotencyRecord{},
 		Docs:         map[DocKey]*Document{},
+		OrderHolders: map[string]string{},
+		References:   map[ReferenceKey]string{},
+		ordersNew:    map[string]string{},
 		dirty:        map[PositionKey]bool{},
 		updated:      map[string]bool{},
 		docsDirty:    map[DocKey]bool{},
@@ -133,13 +143,19 @@ func (s *BatchState) applyOne(c *Command) Result {
 
 // replay answers a key seen before, in storage or earlier in this batch.
 func (s *BatchState) replay(c *Command) (Result, bool) {
-	rec, ok := s.Idempotency[c.IdempotencyKey]
+	var rec IdempotencyRecord
+	ok := false
+	for _, key := range c.LookupKeys() {
+		if rec, ok = s.Idempotency[key]; ok {
+			break
+		}
+	}
 	if !ok {
 		return Result{}, false
 	}
 	if rec.RequestHash != c.RequestHash {
 		// An answer to this request, not a replay of the first one.
-		return Result{Err: Errorf(CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", c.IdempotencyKey)}, true
+		return Result{Err: Errorf(CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", UnscopedKey(c.IdempotencyKey))}, true
 	}
 	var r Result
 	if err := json.Unmarshal(rec.Result, &r); err != nil {

@@ -42,6 +42,8 @@ const (
 	CodeQuantityExceeded      = "quantity_exceeded"       // more than is open: returned, received, released or moved
 	CodeUnknownDiscrepancy    = "unknown_discrepancy"     // a discrepancy id no pass recorded
 	CodeDiscrepancyClosed     = "discrepancy_closed"      // an adjustment names a discrepancy a later pass no longer saw
+	CodeDuplicateOrder        = "duplicate_order"         // the order holds a reservation already, under another idempotency key
+	CodeDuplicateReference    = "duplicate_reference"     // the document's reference was booked already, under another idempotency key
 )
 
 // ErrNotFound is what storage returns for a missing row.
@@ -92,6 +94,10 @@ type Error struct {
 	Status ReservationStatus `json:"status,omitempty"`
 	// Field names the offending input field, where there is one.
 	Field string `json:"field,omitempty"`
+	// ExistingID names what holds the business number of duplicate_order
+	// (the reservation) and duplicate_reference (the business id of the
+	// first document).
+	ExistingID string `json:"existing_id,omitempty"`
 }
 
 // Shortfall describes one line that could not be served.

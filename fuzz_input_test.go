@@ -142,6 +142,7 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 		c.Op = a
 	case KindReserve:
 		r := &Reserve{TTL: fuzzPick(in, fuzzTTLs), Commit: in.bool(), Strategy: fuzzPick(in, fuzzStrategies), CustomerID: fuzzPick(in, fuzzCustomers)}
+		r.OrderID = fuzzPick(in, fuzzOrders)
 		for range in.pick(fuzzLinesMax + 1) {
 			k := in.position()
 			r.Lines = append(r.Lines, LineRequest{SKU: k.SKU, Location: k.Location, Pool: k.Pool, Quantity: in.quantity()})

@@ -77,14 +77,14 @@ func fuzzSeeds() [][]byte {
 	// into quarantine, release it; then a commit and a refund.
 	add(newFuzzProgram(2).batch(0, 6).
 		cmd(KindReceive, none).pos("a", none, none).small(5).text("ref").
-		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).raw(2).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, none).raw(2).
 		pos("a", none, none).small(3).pos("b", none, none).small(1).
 		cmd(KindConfirm, none).next(0).
 		cmd(KindFulfil, none).next(0).
 		cmd(KindReturn, none).next(0).flag(false).text("ref").raw(1).pos("a", none, none).small(2).
 		cmd(KindQuarantineRelease, none).pos("a", none, none).small(1).text(none).
 		batch(time.Minute, 3).
-		cmd(KindReserve, "bob").raw(0).flag(true).of(fuzzStrategies, StrategySplit).of(fuzzCustomers, none).raw(1).
+		cmd(KindReserve, "bob").raw(0).flag(true).of(fuzzStrategies, StrategySplit).of(fuzzCustomers, none).of(fuzzOrders, none).raw(1).
 		pos("a", none, none).small(8).
 		cmd(KindReturn, "bob").next(0).flag(false).text(none).raw(1).pos("a", none, none).small(4).
 		cmd(KindRelease, none).known(0).of(fuzzRelease, ReleaseCancelled))
@@ -104,7 +104,7 @@ func fuzzSeeds() [][]byte {
 		cmd(KindPoolCreate, none).of(fuzzPools, "sale").raw(1 /* campaign */).text(none).flag(false).raw(1).minutes(-60).raw(1).minutes(120).
 		cmd(KindPoolCreate, none).of(fuzzPools, "ch").raw(0 /* channel */).text("é").flag(true).raw(0).raw(0).
 		cmd(KindAllocate, none).of(fuzzSKUs, "a").of(fuzzLocations, none).of(fuzzPools, none).of(fuzzPools, "sale").small(6).text(none).
-		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).raw(1).pos("a", none, "sale").small(2).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, none).raw(1).pos("a", none, "sale").small(2).
 		cmd(KindCampaignClose, none).of(fuzzPools, "sale").
 		batch(time.Minute, 1).
 		cmd(KindRelease, none).known(0).of(fuzzRelease, none))
@@ -124,11 +124,11 @@ func fuzzSeeds() [][]byte {
 	// it, a bundle defined and reserved.
 	add(newFuzzProgram(2).batch(0, 4).
 		cmd(KindLimitSet, none).raw(0).small(3).raw(4).of(fuzzSKUs, "a").
-		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, "c1").raw(1).pos("a", none, none).small(2).
-		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, "c1").raw(1).pos("a", none, none).small(2).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, "c1").of(fuzzOrders, none).raw(1).pos("a", none, none).small(2).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, "c1").of(fuzzOrders, none).raw(1).pos("a", none, none).small(2).
 		cmd(KindBundleCreate, none).of(fuzzSKUs, "kit").raw(2).of(fuzzSKUs, "a").raw(1).of(fuzzSKUs, "b").raw(0).
 		batch(ReservationTTLDefault, 2).
-		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, StrategySingleLocation).of(fuzzCustomers, "c2").raw(1).pos("kit", none, none).small(2).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, StrategySingleLocation).of(fuzzCustomers, "c2").of(fuzzOrders, none).raw(1).pos("kit", none, none).small(2).
 		cmd(KindExpire, none).known(0).flag(true))
 
 	// Settings and approvals: a new SKU and location, their settings, an
@@ -142,5 +142,16 @@ func fuzzSeeds() [][]byte {
 		batch(time.Minute, 2).
 		cmd(KindApprove, "alice").known(0).
 		cmd(KindApprove, "bob").known(0))
+	// Business numbers: one order reserved twice in a batch, released,
+	// then reserved again in the next; one delivery note received twice.
+	add(newFuzzProgram(2).batch(0, 5).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, "o1").raw(1).pos("a", none, none).small(1).
+		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, "o1").raw(1).pos("a", none, none).small(2).
+		cmd(KindRelease, none).next(0).of(fuzzRelease, ReleaseCancelled).
+		cmd(KindReceive, none).pos("a", none, none).small(5).text("ref").
+		cmd(KindReceive, none).pos("a", none, none).small(5).text("ref").
+		batch(time.Minute, 2).
+		cmd(KindReserve, none).raw(0).flag(true).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, "o1").raw(1).pos("a", none, none).small(1).
+		cmd(KindAdjust, none).pos("a", none, none).of(fuzzReasons, ReasonDamage).text("ref").flag(false).small(1).flag(false))
 	return seeds
 }

@@ -22,6 +22,7 @@ type fuzzStore struct {
 	docs         map[DocKey]Document
 	idempotency  map[string]IdempotencyRecord
 	ledger       map[string]bool // (type, business id, position) of every entry: unique in both schemas
+	references   map[ReferenceKey]BusinessReference
 	// reservationIDs and docIDs list ids in order of creation, for the
 	// program to name.
 	reservationIDs []string
@@ -51,6 +52,7 @@ func newFuzzStore() *fuzzStore {
 		docs:         map[DocKey]Document{},
 		idempotency:  map[string]IdempotencyRecord{},
 		ledger:       map[string]bool{},
+		references:   map[ReferenceKey]BusinessReference{},
 		docIDs:       map[string][]string{},
 		answers:      map[string]fuzzAnswer{},
 	}
@@ -163,6 +165,42 @@ func (r fuzzReader) IdempotencyGet(_ context.Context, keys []string) ([]Idempote
 	return out, nil
 }
 
+func (r fuzzReader) ReservationsByOrder(_ context.Context, orders []string) ([]Reservation, error) {
+	var out []Reservation
+	for _, res := range r.st.reservations {
+		if res.OrderID != "" && res.Status.holdsOrder() && slices.Contains(orders, res.OrderID) {
+			out = append(out, *cloneReservation(res))
+		}
+	}
+	return out, nil
+}
+
+func (r fuzzReader) ReferencesGet(_ context.Context, keys []ReferenceKey) ([]BusinessReference, error) {
+	var out []BusinessReference
+	for _, k := range keys {
+		if ref, ok := r.st.references[k]; ok {
+			out = append(out, ref)
+		}
+	}
+	return out, nil
+}
+
+// orderTaken says which order two reservations hold at once, as the
+// partial unique index reservations_order_id refuses.
+func (st *fuzzStore) orderTaken() error {
+	holders := map[string]string{}
+	for _, r := range st.reservations {
+		if r.OrderID == "" || !r.Status.holdsOrder() {
+			continue
+		}
+		if other, ok := holders[r.OrderID]; ok {
+			return fmt.Errorf("reservations %q and %q both hold order %q", other, r.ID, r.OrderID)
+		}
+		holders[r.OrderID] = r.ID
+	}
+	return nil
+}
+
 // readAll loads every row the store holds.
 func (st *fuzzStore) readAll(newID func() string) *BatchState {
 	s := NewBatchState(st.now, newID)
@@ -184,6 +222,14 @@ func (st *fuzzStore) readAll(newID func() string) *BatchState {
 	}
 	for key, r := range st.idempotency {
 		s.Idempotency[key] = r
+	}
+	for id, r := range st.reservations {
+		if r.OrderID != "" && r.Status.holdsOrder() {
+			s.OrderHolders[r.OrderID] = id
+		}
+	}
+	for k, ref := range st.references {
+		s.References[k] = ref.BusinessID
 	}
 	return s
 }
@@ -307,6 +353,30 @@ func (st *fuzzStore) write(w *BatchWrites, t Touches) error {
 			keys[r.Key] = true
 		}
 	}
+	// Both backends write reservations as they are in that order: updates
+	// of rows that existed, inserts, then updates of rows the batch
+	// created; the unique index on order ids holds after each statement.
+	created := map[string]bool{}
+	for _, r := range w.ReservationsNew {
+		created[r.ID] = true
+	}
+	update := func(r Reservation) error {
+		if _, ok := st.reservations[r.ID]; !ok {
+			return fmt.Errorf("update reservation %q: missing", r.ID)
+		}
+		if !created[r.ID] && !locked(t.ReservationIDs, r.ID) {
+			return fmt.Errorf("reservation %q written without its lock", r.ID)
+		}
+		st.reservations[r.ID] = r
+		return st.orderTaken()
+	}
+	for _, r := range w.ReservationsUpdated {
+		if !created[r.ID] {
+			if err := update(r); err != nil {
+				return err
+			}
+		}
+	}
 	for _, r := range w.ReservationsNew {
 		if _, ok := st.reservations[r.ID]; ok {
 			return fmt.Errorf("insert reservation %q: exists", r.ID)
@@ -317,15 +387,28 @@ func (st *fuzzStore) write(w *BatchWrites, t Touches) error {
 		keys[r.Key] = true
 		st.reservations[r.ID] = r
 		st.reservationIDs = append(st.reservationIDs, r.ID)
+		if err := st.orderTaken(); err != nil {
+			return fmt.Errorf("insert reservation %q: %w", r.ID, err)
+		}
 	}
 	for _, r := range w.ReservationsUpdated {
-		if _, ok := st.reservations[r.ID]; !ok {
-			return fmt.Errorf("update reservation %q: missing", r.ID)
+		if created[r.ID] {
+			if err := update(r); err != nil {
+				return err
+			}
 		}
-		if !locked(t.ReservationIDs, r.ID) {
-			return fmt.Errorf("reservation %q written without its lock", r.ID)
+	}
+	for _, ref := range w.References {
+		if _, ok := st.references[ref.ReferenceKey]; ok {
+			return fmt.Errorf("insert reference %+v: taken", ref.ReferenceKey)
 		}
-		st.reservations[r.ID] = r
+		if !slices.Contains(t.References, ref.ReferenceKey) {
+			return fmt.Errorf("reference %+v taken without being read", ref.ReferenceKey)
+		}
+		if err := fuzzCheckValue(ref); err != nil {
+			return fmt.Errorf("reference %+v: %w", ref.ReferenceKey, err)
+		}
+		st.references[ref.ReferenceKey] = ref
 	}
 	// A reservation created and changed in one batch is inserted as
 	// created and then updated: only the row after both must hold.

@@ -71,6 +71,7 @@ var (
 	fuzzLocations  = []string{"", LocationDefault, "w1", "w2", "w3", "nowhere", "x/y"}
 	fuzzPools      = []string{"", PoolDefault, "ch", "sale", "flash", "x", "p q"}
 	fuzzCustomers  = []string{"", "c1", "c2", "c 3"}
+	fuzzOrders     = []string{"", "o1", "o1", "o2", "o\n3"}
 	fuzzActors     = []string{"", "alice", "bob"}
 	fuzzKeyIDs     = []string{"", "key_a", "key_b"}
 	fuzzOrderIDs   = []string{"", "po1", "po2", "po 3"}

@@ -12,10 +12,13 @@ const (
 	// CounterMax bounds any counter after a change, for the same reason.
 	CounterMax int64 = 1 << 60
 
-	LinesPerReservationMax  = 100
-	IdentifierLengthMax     = 64
-	NameLengthMax           = 200
-	ReferenceLengthMax      = 200
+	LinesPerReservationMax = 100
+	IdentifierLengthMax    = 64
+	NameLengthMax          = 200
+	ReferenceLengthMax     = 200
+	// OrderIDLengthMax bounds a reservation's order_id, a business number
+	// like a reference.
+	OrderIDLengthMax        = 200
 	IdempotencyKeyLengthMax = 128
 	BodySizeMax             = 64 << 10
 

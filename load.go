@@ -29,6 +29,14 @@ type BatchReader interface {
 	SKUsGet(ctx context.Context, ids []string) ([]SKU, error)
 	LocationList(ctx context.Context) ([]Location, error)
 	IdempotencyGet(ctx context.Context, keys []string) ([]IdempotencyRecord, error)
+	// ReservationsByOrder returns the reservations holding these orders
+	// (pending, confirmed or fulfilled, with the order id), unlocked: a
+	// batch inserting a reservation for an order another batch took
+	// meanwhile fails on the unique index, and is retried.
+	ReservationsByOrder(ctx context.Context, orders []string) ([]Reservation, error)
+	// ReferencesGet returns those of keys some document took, unlocked
+	// like ReservationsByOrder.
+	ReferencesGet(ctx context.Context, keys []ReferenceKey) ([]BusinessReference, error)
 }
 
 // LoadBatch takes the batch's locks in the one global order (reservations,
@@ -96,6 +104,20 @@ func LoadBatch(ctx context.Context, r BatchReader, cmds []Command, now time.Time
 	}
 	for _, rec := range records {
 		state.Idempotency[rec.Key] = rec
+	}
+	holders, err := r.ReservationsByOrder(ctx, t.Orders)
+	if err != nil {
+		return nil, t, fmt.Errorf("read reservations by order: %w", err)
+	}
+	for _, res := range holders {
+		state.OrderHolders[res.OrderID] = res.ID
+	}
+	refs, err := r.ReferencesGet(ctx, t.References)
+	if err != nil {
+		return nil, t, fmt.Errorf("read references: %w", err)
+	}
+	for _, ref := range refs {
+		state.References[ref.ReferenceKey] = ref.BusinessID
 	}
 	return state, t, nil
 }

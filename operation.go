@@ -36,13 +36,16 @@ type Touches struct {
 	// SKUs lists the SKUs whose every position is locked.
 	SKUs []string
 	Keys []string
+	// Orders lists the order ids reservations name; References the
+	// business document numbers receipts, adjustments and shipments take.
+	// Both are read without locks: the unique indexes decide races.
+	Orders     []string
+	References []ReferenceKey
 }
 
 // Touches adds what c reads to t.
 func (c *Command) Touches(t *Touches) {
-	if c.IdempotencyKey != "" {
-		t.Keys = append(t.Keys, c.IdempotencyKey)
-	}
+	t.Keys = append(t.Keys, c.LookupKeys()...)
 	c.Op.Touches(t)
 }
 
@@ -51,6 +54,9 @@ func (t *Touches) Sort() {
 	t.ReservationIDs = sortedUnique(t.ReservationIDs)
 	t.SKUs = sortedUnique(t.SKUs)
 	t.Keys = sortedUnique(t.Keys)
+	t.Orders = sortedUnique(t.Orders)
+	slices.SortFunc(t.References, func(a, b ReferenceKey) int { return compareBy(a, b, ReferenceKey.Less) })
+	t.References = slices.Compact(t.References)
 	slices.SortFunc(t.Docs, func(a, b DocKey) int { return compareBy(a, b, DocKey.Less) })
 	t.Docs = slices.Compact(t.Docs)
 	slices.SortFunc(t.Ensure, func(a, b PositionKey) int { return compareBy(a, b, PositionKey.Less) })

@@ -15,6 +15,7 @@ func (r *Receive) Touches(t *Touches) {
 	t.Ensure = append(t.Ensure, r.Position)
 	t.SKUs = append(t.SKUs, r.Position.SKU)
 	poolDocTouches(r.Position, t)
+	t.References = append(t.References, referenceKeys(BusinessReceipt, r.Reference, r.Position.SKU)...)
 }
 
 func (r *Receive) normalize() *Error {
@@ -39,6 +40,9 @@ func (r *Receive) decide(s *BatchState, c *Command) Result {
 	}
 	if s.peek(r.Position).OnHand+r.Quantity > CounterMax {
 		return Result{Err: InvalidField("quantity", "on_hand would exceed %d", CounterMax)}
+	}
+	if err := s.claimReferences(referenceKeys(BusinessReceipt, r.Reference, r.Position.SKU), c.IdempotencyKey); err != nil {
+		return Result{Err: err}
 	}
 	s.change(r.Position, Counters{OnHand: r.Quantity}, LedgerEntry{
 		BusinessType: BusinessReceipt, BusinessID: c.IdempotencyKey,

@@ -1,6 +1,9 @@
 package stockd
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 const KindReserve CommandKind = "reserve"
 
@@ -26,6 +29,9 @@ type Reserve struct {
 	// CustomerID, when set, subjects the order to the purchase limits of
 	// its SKUs and campaign pools.
 	CustomerID string
+	// OrderID, when set, is the order's business number: a second
+	// reservation for an order that holds one is refused duplicate_order.
+	OrderID string
 }
 
 // Placement strategies for lines that name no location.
@@ -57,6 +63,9 @@ func (r *Reserve) Touches(t *Touches) {
 		}
 	}
 	reserveLimitTouches(r, t)
+	if r.OrderID != "" {
+		t.Orders = append(t.Orders, r.OrderID)
+	}
 }
 
 // reserve places every line or none. Lines are decided against the locked
@@ -66,6 +75,14 @@ func (r *Reserve) Touches(t *Touches) {
 // location, a closed campaign, the SKU's deduction timing, a purchase
 // limit) come before placement.
 func (req *Reserve) decide(s *BatchState, c *Command) Result {
+	if id, held := s.orderHolder(req.OrderID); held {
+		return Result{Err: &Error{
+			Code:       CodeDuplicateOrder,
+			Message:    fmt.Sprintf("order %q is held by reservation %s: read it, or release it before reserving the order again", req.OrderID, id),
+			Field:      "order_id",
+			ExistingID: id,
+		}}
+	}
 	wants, err := s.expand(req)
 	if err != nil {
 		return Result{Err: err}
@@ -89,6 +106,7 @@ func (req *Reserve) decide(s *BatchState, c *Command) Result {
 		Status:     StatusPending,
 		Lines:      p.lines,
 		CustomerID: req.CustomerID,
+		OrderID:    req.OrderID,
 		ExpiresAt:  s.Now.Add(req.TTL),
 		CreatedAt:  s.Now,
 		UpdatedAt:  s.Now,
@@ -107,6 +125,9 @@ func (req *Reserve) decide(s *BatchState, c *Command) Result {
 		}
 	}
 	s.limitRecord(req.CustomerID, res.ID, charges)
+	if req.OrderID != "" {
+		s.ordersNew[req.OrderID] = res.ID
+	}
 	s.writes.ReservationsNew = append(s.writes.ReservationsNew, res)
 	s.Reservations[res.ID] = &res
 	return Result{Reservation: res.snapshot(), Created: true}
@@ -235,6 +256,9 @@ func (r *Reserve) normalize() *Error {
 	}
 	if r.CustomerID != "" && !ValidIdentifier(r.CustomerID) {
 		return InvalidField("customer_id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if err := validText("order_id", r.OrderID, OrderIDLengthMax, false); err != nil {
+		return err
 	}
 	if r.TTL < ReservationTTLMin || r.TTL > ReservationTTLMax {
 		return InvalidField("ttl_seconds", "must be from %d to %d", int(ReservationTTLMin/time.Second), int(ReservationTTLMax/time.Second))

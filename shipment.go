@@ -39,6 +39,17 @@ func (sh *Shipment) Touches(t *Touches) {
 	for _, l := range sh.Lines {
 		t.SKUs = append(t.SKUs, l.SKU)
 	}
+	t.References = append(t.References, sh.referenceKeys()...)
+}
+
+// referenceKeys are the business numbers the shipment takes: its
+// reference for each SKU it ships.
+func (sh *Shipment) referenceKeys() []ReferenceKey {
+	skus := make([]string, len(sh.Lines))
+	for i, l := range sh.Lines {
+		skus[i] = l.SKU
+	}
+	return referenceKeys(BusinessShipment, sh.Reference, skus...)
 }
 
 // normalize fills default locations and pools and merges lines naming one
@@ -90,6 +101,9 @@ func (sh *Shipment) decide(s *BatchState, c *Command) Result {
 		return Result{Err: &Error{Code: CodeInsufficientStock, Message: "not enough available to ship every line", Lines: short}}
 	}
 	receipt := ShipmentReceipt{ID: s.NewID(), Reference: sh.Reference, CreatedAt: s.Now}
+	if err := s.claimReferences(sh.referenceKeys(), receipt.ID); err != nil {
+		return Result{Err: err}
+	}
 	for _, l := range sh.Lines {
 		k := PositionKey{SKU: l.SKU, Location: l.Location, Pool: l.Pool}
 		s.change(k, Counters{OnHand: -l.Quantity}, LedgerEntry{

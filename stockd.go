@@ -180,7 +180,10 @@ type Reservation struct {
 	Lines  []ReservationLine `json:"lines"`
 	// CustomerID, when set, counts the reservation against the customer's
 	// purchase limits until it is released or expires.
-	CustomerID    string    `json:"customer_id,omitempty"`
+	CustomerID string `json:"customer_id,omitempty"`
+	// OrderID, when set, is the order the reservation holds stock for: at
+	// most one reservation holds an order at a time (see holdsOrder).
+	OrderID       string    `json:"order_id,omitempty"`
 	ExpiresAt     time.Time `json:"expires_at"`
 	CreatedAt     time.Time `json:"created_at"`
 	UpdatedAt     time.Time `json:"updated_at"`

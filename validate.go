@@ -109,7 +109,7 @@ func NormalizeKey(k *PositionKey) *Error {
 // Normalize fills defaults and checks every bound of c. A command that
 // fails here never reaches storage.
 func (c *Command) Normalize() *Error {
-	if c.IdempotencyKey != "" && !ValidIdempotencyKey(c.IdempotencyKey) {
+	if c.IdempotencyKey != "" && !validStoredKey(c.IdempotencyKey) {
 		return Errorf(CodeIdempotencyKeyInvalid, "idempotency key must be 1-%d printable ASCII characters", IdempotencyKeyLengthMax)
 	}
 	if c.Op == nil {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/stockd/stockd"
@@ -25,9 +26,7 @@ func (e *Engine) runRejects() {
 func (e *Engine) reject(batch []*request) {
 	keys := make([]string, 0, len(batch))
 	for _, r := range batch {
-		if r.cmd.IdempotencyKey != "" {
-			keys = append(keys, r.cmd.IdempotencyKey)
-		}
+		keys = append(keys, r.cmd.LookupKeys()...)
 	}
 	ctx, cancel := e.batchContext()
 	defer cancel()
@@ -37,7 +36,7 @@ func (e *Engine) reject(batch []*request) {
 		stored[rec.Key] = true
 	}
 	for _, r := range batch {
-		if err != nil || stored[r.cmd.IdempotencyKey] {
+		if err != nil || slices.ContainsFunc(r.cmd.LookupKeys(), func(k string) bool { return stored[k] }) {
 			// Unsure or seen before: let a transaction decide.
 			r.short = nil
 			if !e.enqueue(r) {

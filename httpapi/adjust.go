@@ -33,8 +33,8 @@ func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
 	var req adjustmentRequest
 	var adjust *stockd.Adjust
 	s.mutate(w, r, mutation{
-		check: func(ctx context.Context, key string) (*stockd.Error, error) {
-			return s.checkDiscrepancy(ctx, key, adjust)
+		check: func(ctx context.Context, keys []string) (*stockd.Error, error) {
+			return s.checkDiscrepancy(ctx, keys, adjust)
 		},
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {

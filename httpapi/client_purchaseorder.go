@@ -80,3 +80,16 @@ func (c *Client) GetPurchaseOrder(ctx context.Context, id string) (PurchaseOrder
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/purchase-orders/" + url.PathEscape(id), out: &out})
 	return out, err
 }
+
+// PurchaseOrders reads one page of purchase orders, only those in status
+// unless it is empty, after the cursor after ("" for the first); limit 0
+// means the server's default.
+func (c *Client) PurchaseOrders(ctx context.Context, status, after string, limit int) (PurchaseOrderList, error) {
+	q := url.Values{}
+	if status != "" {
+		q.Set("status", status)
+	}
+	var out PurchaseOrderList
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/purchase-orders" + documentQuery(q, after, limit), out: &out})
+	return out, err
+}

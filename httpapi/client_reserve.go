@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -27,12 +28,15 @@ type ReserveParams struct {
 	// Strategy is priority (the default), single_location or split.
 	Strategy   string
 	CustomerID string
+	// OrderID is the order's business number; a second reservation for an
+	// order that holds one is refused duplicate_order.
+	OrderID string
 }
 
 // Reserve holds stock for every line or none.
 func (c *Client) Reserve(ctx context.Context, p ReserveParams) (Reservation, error) {
 	req := reservationRequest{
-		Commit: p.Commit, Strategy: p.Strategy, CustomerID: p.CustomerID,
+		Commit: p.Commit, Strategy: p.Strategy, CustomerID: p.CustomerID, OrderID: p.OrderID,
 		Lines: make([]reservationLineRequest, 0, len(p.Lines)),
 	}
 	for _, l := range p.Lines {
@@ -63,5 +67,37 @@ func (c *Client) GetReservation(ctx context.Context, id string) (Reservation, er
 func (c *Client) GetReservationByKey(ctx context.Context, key string) (Reservation, error) {
 	var out Reservation
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/reservations?" + url.Values{"key": {key}}.Encode(), out: &out})
+	return out, err
+}
+
+// ListReservationsParams are the arguments of Client.ListReservations:
+// the cursor (the NextAfter of the previous page), the page size (the
+// server's default when zero) and the filters, each left empty for all.
+type ListReservationsParams struct {
+	After         string
+	Limit         int
+	Status        string
+	SKU           string
+	CustomerID    string
+	OrderID       string
+	CreatedBefore time.Time
+}
+
+// ListReservations reads one page of reservations.
+func (c *Client) ListReservations(ctx context.Context, p ListReservationsParams) (ReservationList, error) {
+	q := url.Values{}
+	for name, v := range map[string]string{"after": p.After, "status": p.Status, "sku": p.SKU, "customer_id": p.CustomerID, "order_id": p.OrderID} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	if !p.CreatedBefore.IsZero() {
+		q.Set("created_before", p.CreatedBefore.UTC().Format(time.RFC3339Nano))
+	}
+	var out ReservationList
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/reservations?" + q.Encode(), out: &out})
 	return out, err
 }

@@ -64,3 +64,11 @@ func (c *Client) GetTransfer(ctx context.Context, id string) (Transfer, error) {
 	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/transfers/" + url.PathEscape(id), out: &out})
 	return out, err
 }
+
+// Transfers reads one page of transfers after the cursor after ("" for
+// the first); limit 0 means the server's default.
+func (c *Client) Transfers(ctx context.Context, after string, limit int) (TransferList, error) {
+	var out TransferList
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/transfers" + documentQuery(url.Values{}, after, limit), out: &out})
+	return out, err
+}

@@ -140,11 +140,11 @@ func discrepancyID(v string) (int64, *stockd.Error) {
 // adjustment already applied passes, so that it replays even after the
 // discrepancy it resolved has closed: the engine answers it from its
 // idempotency record.
-func (s *Server) checkDiscrepancy(ctx context.Context, key string, a *stockd.Adjust) (*stockd.Error, error) {
+func (s *Server) checkDiscrepancy(ctx context.Context, keys []string, a *stockd.Adjust) (*stockd.Error, error) {
 	if a.DiscrepancyID == 0 {
 		return nil, nil
 	}
-	records, err := s.store.IdempotencyGet(ctx, []string{key})
+	records, err := s.store.IdempotencyGet(ctx, keys)
 	if err != nil {
 		return nil, err
 	}

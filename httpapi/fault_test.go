@@ -272,3 +272,24 @@ func (f faultyStore) AlertDeliveryList(ctx context.Context, alertID int64) ([]st
 	}
 	return f.Store.AlertDeliveryList(ctx, alertID)
 }
+
+func (f faultyStore) ReservationList(ctx context.Context, p store.ReservationListParams) ([]stockd.Reservation, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.ReservationList(ctx, p)
+}
+
+func (f faultyStore) AuditEventList(ctx context.Context, p store.AuditEventListParams) ([]stockd.AuditEvent, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.AuditEventList(ctx, p)
+}
+
+func (f faultyStore) PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.PositionListBySKUs(ctx, skus)
+}

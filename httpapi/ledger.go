@@ -94,12 +94,72 @@ func (s *Server) listLedger(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if verr := ledgerFilters(q, &params); verr != nil {
+		writeProblem(w, verr)
+		return
+	}
 	entries, err := s.store.LedgerList(r.Context(), params)
 	if err != nil {
 		s.failure(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, LedgerPage{Entries: ledgerEntriesOut(entries), NextAfter: nextAfter(entries, params.After)})
+}
+
+// ledgerFilters reads the filters of GET /v1/ledger beyond sku.
+func ledgerFilters(q url.Values, p *store.LedgerListParams) *stockd.Error {
+	p.Type = q.Get("type")
+	if q.Has("type") && !businessType(p.Type) {
+		return stockd.InvalidField("type", "must be a business type: 1-64 characters of [a-z_]")
+	}
+	p.BusinessID = q.Get("business_id")
+	if q.Has("business_id") && !stockd.ValidIdempotencyKey(p.BusinessID) {
+		return stockd.InvalidField("business_id", "must be 1-%d printable ASCII characters", stockd.IdempotencyKeyLengthMax)
+	}
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{"reservation_id", &p.ReservationID}, {"location", &p.Location}} {
+		*f.to = q.Get(f.name)
+		if q.Has(f.name) && !stockd.ValidIdentifier(*f.to) {
+			return stockd.InvalidField(f.name, "must be 1-%d characters of [A-Za-z0-9._:-]", stockd.IdentifierLengthMax)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		to   *time.Time
+	}{{"from", &p.From}, {"to", &p.To}} {
+		if !q.Has(f.name) {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, q.Get(f.name))
+		if err != nil {
+			return stockd.InvalidField(f.name, "must be an RFC 3339 time")
+		}
+		utc, verr := stockd.NormalizeTime(f.name, t)
+		if verr != nil {
+			return verr
+		}
+		*f.to = utc
+	}
+	if !p.From.IsZero() && !p.To.IsZero() && !p.From.Before(p.To) {
+		return stockd.InvalidField("to", "must be after from")
+	}
+	return nil
+}
+
+// businessType reports whether s could name a business type of the
+// ledger: lower-case words joined by underscores.
+func businessType(s string) bool {
+	if len(s) == 0 || len(s) > stockd.IdentifierLengthMax {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < 'a' || s[i] > 'z') && s[i] != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 // listEvents reads the ledger as the outbox: every entry carries the

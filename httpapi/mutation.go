@@ -25,8 +25,8 @@ type mutation struct {
 	observe func(stockd.Command, stockd.Result)
 	// check, when set, refuses the command on what the store holds outside
 	// the batch (a record the command names); it runs after command, with
-	// the request's idempotency key.
-	check func(ctx context.Context, key string) (*stockd.Error, error)
+	// the stored keys the request may be answered from (LookupKeys).
+	check func(ctx context.Context, keys []string) (*stockd.Error, error)
 }
 
 // objectOut renders an operation's answer (Result.Object, the domain's
@@ -109,8 +109,11 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		writeProblem(w, err)
 		return
 	}
+	// Scoped to the API key: another key's request under the same
+	// Idempotency-Key is its own (stockd.ScopedKey).
+	cmd.IdempotencyKey = stockd.ScopedKey(keyID, key)
 	if m.check != nil {
-		verr, err := m.check(r.Context(), key)
+		verr, err := m.check(r.Context(), cmd.LookupKeys())
 		if err != nil {
 			s.failure(w, r, err)
 			return
@@ -120,7 +123,6 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 			return
 		}
 	}
-	cmd.IdempotencyKey = key
 	cmd.RequestHash = requestHash(r, m.body)
 	cmd.Actor = actor
 	cmd.KeyID = keyID

@@ -235,6 +235,11 @@ func TestOpenAPIResponses(t *testing.T) {
 		exercisePools(h)
 		exerciseFlow(h)
 		exerciseOrders(h)
+		exerciseBusinessNumbers(h)
+		exerciseLedgerFilters(h)
+		exerciseReservationList(h)
+		exerciseListings(h)
+		exerciseStockList(h)
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others
 		exerciseAlerts(h)

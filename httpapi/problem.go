@@ -31,6 +31,10 @@ type Problem struct {
 	// invalid_transition and reservation_expired. It cannot be named
 	// "status": RFC 9457 gives that member the HTTP status.
 	ReservationStatus string `json:"reservation_status,omitempty"`
+	// ExistingID names what holds the business number of duplicate_order
+	// (the reservation) and duplicate_reference (the first document's
+	// business id).
+	ExistingID string `json:"existing_id,omitempty"`
 	// Instance names this occurrence: for internal errors, the incident
 	// id under which the server's log holds the details.
 	Instance string `json:"instance,omitempty"`
@@ -78,6 +82,8 @@ var codeInfo = map[string]struct {
 	stockd.CodeDeductionTiming:       {http.StatusConflict, "Deduction timing"},
 	stockd.CodeSelfApproval:          {http.StatusForbidden, "Self approval"},
 	stockd.CodeQuantityExceeded:      {http.StatusConflict, "Quantity exceeded"},
+	stockd.CodeDuplicateOrder:        {http.StatusConflict, "Duplicate order"},
+	stockd.CodeDuplicateReference:    {http.StatusConflict, "Duplicate reference"},
 	// The caller went away before an answer was decided; 499 is not a
 	// registered status, and 503 tells a retrying client the truth: try
 	// again, with the same key.
@@ -125,6 +131,7 @@ func problemOf(e *stockd.Error) Problem {
 		Code:              e.Code,
 		Field:             e.Field,
 		ReservationStatus: string(e.Status),
+		ExistingID:        e.ExistingID,
 	}
 	for _, l := range e.Lines {
 		p.Lines = append(p.Lines, ProblemLine(l))
@@ -134,7 +141,7 @@ func problemOf(e *stockd.Error) Problem {
 
 // errorOf turns a problem back into the domain error, for Client.
 func errorOf(p Problem) *stockd.Error {
-	e := &stockd.Error{Code: p.Code, Message: p.Detail, Field: p.Field, Status: stockd.ReservationStatus(p.ReservationStatus)}
+	e := &stockd.Error{Code: p.Code, Message: p.Detail, Field: p.Field, Status: stockd.ReservationStatus(p.ReservationStatus), ExistingID: p.ExistingID}
 	for _, l := range p.Lines {
 		e.Lines = append(e.Lines, stockd.Shortfall(l))
 	}

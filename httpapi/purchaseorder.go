@@ -10,6 +10,7 @@ import (
 func (s *Server) purchaseOrderRoutes() []route {
 	return []route{
 		{"POST /v1/purchase-orders", "purchase_order_create", stockd.ScopeStock, s.createPurchaseOrder},
+		{"GET /v1/purchase-orders", "purchase_order_list", stockd.ScopeRead, s.listPurchaseOrders},
 		{"GET /v1/purchase-orders/{id}", "purchase_order_get", stockd.ScopeRead, s.getPurchaseOrder},
 		{"POST /v1/purchase-orders/{id}/receipts", "purchase_order_receipt_create", stockd.ScopeStock, s.createPurchaseOrderReceipt},
 		{"POST /v1/purchase-orders/{id}/cancel", "purchase_order_cancel", stockd.ScopeStock, s.cancelPurchaseOrder},
@@ -137,6 +138,41 @@ func (s *Server) cancelPurchaseOrder(w http.ResponseWriter, r *http.Request) {
 	s.mutateResource(w, r, "id", func(id string) stockd.Operation {
 		return &stockd.PurchaseOrderCancel{OrderID: id}
 	}, objectOut(purchaseOrderOut))
+}
+
+// PurchaseOrderList is one page of GET /v1/purchase-orders.
+type PurchaseOrderList struct {
+	PurchaseOrders []PurchaseOrder `json:"purchase_orders"`
+	// NextAfter is the cursor of the next page; empty after the last.
+	NextAfter string `json:"next_after,omitempty"`
+}
+
+// listPurchaseOrders pages through purchase orders by id; status filters
+// within each page, as approvals' does.
+func (s *Server) listPurchaseOrders(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p, verr := documentPage(q, stockd.DocPurchaseOrder)
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	status := q.Get("status")
+	switch {
+	case !q.Has("status"), status == stockd.POOpen, status == stockd.POReceived, status == stockd.POCancelled:
+	default:
+		writeProblem(w, stockd.InvalidField("status", "must be one of open, received, cancelled"))
+		return
+	}
+	docs, next, err := listDocuments(s, r, p, func(d stockd.PurchaseOrderDoc) bool { return status == "" || d.Status == status })
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	out := PurchaseOrderList{PurchaseOrders: make([]PurchaseOrder, 0, len(docs)), NextAfter: next}
+	for _, d := range docs {
+		out.PurchaseOrders = append(out.PurchaseOrders, purchaseOrderOut(d))
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getPurchaseOrder(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -42,11 +43,17 @@ func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, stockd.InvalidField("key", "must be 1-%d printable ASCII characters", stockd.IdempotencyKeyLengthMax))
 		return
 	}
-	records, err := s.store.IdempotencyGet(r.Context(), []string{key})
+	// The caller's own answer first, then one stored before keys were
+	// scoped or while the server ran open (stockd.Command.LookupKeys).
+	lookup := (&stockd.Command{IdempotencyKey: stockd.ScopedKey(actingKeyID(r), key)}).LookupKeys()
+	records, err := s.store.IdempotencyGet(r.Context(), lookup)
 	if err != nil {
 		s.failure(w, r, err)
 		return
 	}
+	slices.SortFunc(records, func(a, b stockd.IdempotencyRecord) int {
+		return slices.Index(lookup, a.Key) - slices.Index(lookup, b.Key)
+	})
 	if len(records) == 0 {
 		// Never applied nor refused by a batch: a request whose caller gave
 		// up before its batch formed is dropped, and is safe to send again.
@@ -61,7 +68,7 @@ func requestOutcome(rec stockd.IdempotencyRecord) RequestOutcome {
 	if err := json.Unmarshal(rec.Result, &res); err != nil {
 		panic("httpapi: stored answer not decodable: " + err.Error())
 	}
-	out := RequestOutcome{Key: rec.Key, Outcome: outcomeApplied, Status: http.StatusOK, CreatedAt: rec.CreatedAt.UTC()}
+	out := RequestOutcome{Key: stockd.UnscopedKey(rec.Key), Outcome: outcomeApplied, Status: http.StatusOK, CreatedAt: rec.CreatedAt.UTC()}
 	switch {
 	case res.Err != nil:
 		out.Outcome, out.Code, out.Status = outcomeRefused, res.Err.Code, statusOf(res.Err.Code)

@@ -3,16 +3,18 @@ package httpapi
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
 )
 
 func (s *Server) reserveRoutes() []route {
 	return []route{
 		{"POST /v1/reservations", "reservation_create", stockd.ScopeReserve, s.createReservation},
-		{"GET /v1/reservations", "reservation_get_by_key", stockd.ScopeRead, s.getReservationByKey},
+		{"GET /v1/reservations", "reservation_list", stockd.ScopeRead, s.listReservations},
 		{"GET /v1/reservations/{id}", "reservation_get", stockd.ScopeRead, s.getReservation},
 	}
 }
@@ -39,6 +41,7 @@ type Reservation struct {
 	UpdatedAt     time.Time         `json:"updated_at"`
 	ReleaseReason string            `json:"release_reason,omitempty"`
 	CustomerID    string            `json:"customer_id,omitempty"`
+	OrderID       string            `json:"order_id,omitempty"`
 	Lines         []ReservationLine `json:"lines"`
 	// Expired is set on a read of a pending reservation whose deadline
 	// passed: a confirm will be refused reservation_expired, and the
@@ -66,18 +69,22 @@ type reservationRequest struct {
 	// single_location or split.
 	Strategy   string `json:"strategy,omitempty"`
 	CustomerID string `json:"customer_id,omitempty"`
+	// OrderID is the order's business number: while one reservation holds
+	// it, another is refused duplicate_order.
+	OrderID string `json:"order_id,omitempty"`
 }
 
 func reservationOut(r stockd.Reservation) Reservation {
 	out := Reservation{
 		ID:            r.ID,
-		Key:           r.Key,
+		Key:           stockd.UnscopedKey(r.Key),
 		Status:        string(r.Status),
 		ExpiresAt:     r.ExpiresAt.UTC(),
 		CreatedAt:     r.CreatedAt.UTC(),
 		UpdatedAt:     r.UpdatedAt.UTC(),
 		ReleaseReason: r.ReleaseReason,
 		CustomerID:    r.CustomerID,
+		OrderID:       r.OrderID,
 		Lines:         make([]ReservationLine, 0, len(r.Lines)),
 	}
 	for _, l := range r.Lines {
@@ -95,7 +102,7 @@ func (s *Server) createReservation(w http.ResponseWriter, r *http.Request) {
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
 			reserve := &stockd.Reserve{
-				Commit: req.Commit, Strategy: req.Strategy, CustomerID: req.CustomerID,
+				Commit: req.Commit, Strategy: req.Strategy, CustomerID: req.CustomerID, OrderID: req.OrderID,
 				Lines: make([]stockd.LineRequest, 0, len(req.Lines)),
 			}
 			// The domain reads a zero TTL as "the default"; on the wire only
@@ -163,13 +170,105 @@ func (s *Server) getReservation(w http.ResponseWriter, r *http.Request) {
 
 // getReservationByKey is how a caller whose reserve timed out learns what
 // happened, instead of reserving again.
+// ReservationList is one page of GET /v1/reservations.
+type ReservationList struct {
+	Reservations []Reservation `json:"reservations"`
+	// NextAfter is the cursor of the next page; empty after the last.
+	NextAfter string `json:"next_after,omitempty"`
+}
+
+// listReservations pages through reservations by id, filtered; with key,
+// it answers the one reservation made under that key instead, as it did
+// before it listed.
+func (s *Server) listReservations(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Has("key") {
+		if len(q) > 1 {
+			writeProblem(w, stockd.InvalidField("key", "reads one reservation: it takes no other parameter"))
+			return
+		}
+		s.getReservationByKey(w, r)
+		return
+	}
+	p, verr := reservationListParams(q)
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	reservations, err := s.store.ReservationList(r.Context(), p)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	now := s.now()
+	out := ReservationList{Reservations: make([]Reservation, 0, len(reservations))}
+	for _, res := range reservations {
+		o := reservationOut(res)
+		o.Expired = res.PastDeadline(now)
+		out.Reservations = append(out.Reservations, o)
+	}
+	if len(reservations) == p.Limit {
+		out.NextAfter = reservations[len(reservations)-1].ID
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// reservationListParams reads the cursor, the page size and the filters
+// of GET /v1/reservations.
+func reservationListParams(q url.Values) (store.ReservationListParams, *stockd.Error) {
+	page, verr := documentPage(q, "")
+	if verr != nil {
+		return store.ReservationListParams{}, verr
+	}
+	p := store.ReservationListParams{After: page.After, Limit: page.Limit}
+	if q.Has("status") {
+		p.Status = stockd.ReservationStatus(q.Get("status"))
+		switch p.Status {
+		case stockd.StatusPending, stockd.StatusConfirmed, stockd.StatusReleased, stockd.StatusExpired, stockd.StatusFulfilled:
+		default:
+			return p, stockd.InvalidField("status", "must be one of pending, confirmed, released, expired, fulfilled")
+		}
+	}
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{"sku", &p.SKU}, {"customer_id", &p.CustomerID}} {
+		*f.to = q.Get(f.name)
+		if q.Has(f.name) && !stockd.ValidIdentifier(*f.to) {
+			return p, stockd.InvalidField(f.name, "must be 1-%d characters of [A-Za-z0-9._:-]", stockd.IdentifierLengthMax)
+		}
+	}
+	p.OrderID = q.Get("order_id")
+	if q.Has("order_id") && (p.OrderID == "" || len(p.OrderID) > stockd.OrderIDLengthMax || !stockd.PlainText(p.OrderID)) {
+		return p, stockd.InvalidField("order_id", "must be 1-%d bytes of UTF-8 text without control characters", stockd.OrderIDLengthMax)
+	}
+	if q.Has("created_before") {
+		t, err := time.Parse(time.RFC3339Nano, q.Get("created_before"))
+		if err != nil {
+			return p, stockd.InvalidField("created_before", "must be an RFC 3339 time")
+		}
+		if p.CreatedBefore, verr = stockd.NormalizeTime("created_before", t); verr != nil {
+			return p, verr
+		}
+	}
+	return p, nil
+}
+
 func (s *Server) getReservationByKey(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.Query().Get("key")
 	if !stockd.ValidIdempotencyKey(key) {
 		writeProblem(w, stockd.InvalidField("key", "must be 1-%d printable ASCII characters", stockd.IdempotencyKeyLengthMax))
 		return
 	}
-	res, err := s.store.ReservationGetByKey(r.Context(), key)
+	// The caller's own reservation first, then one made before keys were
+	// scoped or while the server ran open (stockd.Command.LookupKeys).
+	var res stockd.Reservation
+	err := stockd.ErrNotFound
+	for _, k := range (&stockd.Command{IdempotencyKey: stockd.ScopedKey(actingKeyID(r), key)}).LookupKeys() {
+		if res, err = s.store.ReservationGetByKey(r.Context(), k); !errors.Is(err, stockd.ErrNotFound) {
+			break
+		}
+	}
 	s.answerReservation(w, r, res, err, "reservation with key "+key)
 }
 

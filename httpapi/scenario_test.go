@@ -97,6 +97,7 @@ func TestFlowContract(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		h := newHarness(t, b)
 		exerciseFlow(h)
+		exerciseListings(h)
 		exerciseForms(h)
 		exerciseKeys(h)
 		requireFlowCoverage(t, loadContract(t), append(h.recorded(), exerciseRateLimits(t, b)...))

@@ -216,6 +216,7 @@ func (s *Server) routes() []route {
 		s.discrepancyRoutes(), s.countRoutes(),
 		s.alertRoutes(),
 		s.replenishmentRoutes(),
+		s.auditEventRoutes(),
 	)
 }
 

@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 
 	"github.com/stockd/stockd"
 )
 
 func (s *Server) stockRoutes() []route {
 	return []route{
+		{"GET /v1/stock", "stock_list", stockd.ScopeRead, s.listStock},
 		{"GET /v1/stock/{sku}", "stock_get", stockd.ScopeRead, s.getStock},
 	}
 }
@@ -154,4 +157,93 @@ func (s *Server) skuExists(w http.ResponseWriter, r *http.Request, sku string) b
 		return false
 	}
 	return true
+}
+
+// StockList is one page of GET /v1/stock.
+type StockList struct {
+	Stock []Stock `json:"stock"`
+	// NextAfter is the cursor of the next page (the last SKU looked at);
+	// empty after the last.
+	NextAfter string `json:"next_after,omitempty"`
+}
+
+// stockListFilter is what GET /v1/stock keeps of each SKU's stock.
+type stockListFilter struct {
+	location, pool string
+	below          int64 // keep SKUs with totals.available below it; -1 keeps all
+}
+
+// listStock pages through SKUs by id and answers the stock of each, as
+// GET /v1/stock/{sku} does, over the positions at location and in pool
+// when given; below keeps only SKUs whose totals.available is under it.
+// Filters apply within each page of SKUs, so a page may hold fewer than
+// limit and still have a next one. Bundles hold no stock of their own and
+// are left out: GET /v1/stock/{bundle} says what their components make.
+func (s *Server) listStock(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	page, verr := documentPage(q, "")
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	f, verr := stockFilterOf(q)
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	skus, err := s.store.SKUList(r.Context(), page.After, page.Limit)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	ids := make([]string, 0, len(skus))
+	for _, sku := range skus {
+		if !sku.Bundle {
+			ids = append(ids, sku.ID)
+		}
+	}
+	positions, err := s.store.PositionListBySKUs(r.Context(), ids)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	bySKU := map[string][]stockd.Position{}
+	for _, p := range positions {
+		if (f.location == "" || p.Location == f.location) && (f.pool == "" || p.Pool == f.pool) {
+			bySKU[p.SKU] = append(bySKU[p.SKU], p)
+		}
+	}
+	states, err := s.poolStates(r, positions)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	out := StockList{Stock: []Stock{}}
+	for _, id := range ids {
+		st := stockOut(id, bySKU[id], states)
+		if f.below < 0 || st.Totals.Available < f.below {
+			out.Stock = append(out.Stock, st)
+		}
+	}
+	if len(skus) == page.Limit {
+		out.NextAfter = skus[len(skus)-1].ID
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func stockFilterOf(q url.Values) (stockListFilter, *stockd.Error) {
+	f := stockListFilter{location: q.Get("location"), pool: q.Get("pool"), below: -1}
+	for name, v := range map[string]string{"location": f.location, "pool": f.pool} {
+		if q.Has(name) && !stockd.ValidIdentifier(v) {
+			return f, stockd.InvalidField(name, "must be 1-%d characters of [A-Za-z0-9._:-]", stockd.IdentifierLengthMax)
+		}
+	}
+	if q.Has("below") {
+		below, err := strconv.ParseInt(q.Get("below"), 10, 64)
+		if err != nil || below < 0 || below > stockd.CounterMax {
+			return f, stockd.InvalidField("below", "must be an integer from 0 to %d", stockd.CounterMax)
+		}
+		f.below = below
+	}
+	return f, nil
 }

@@ -10,6 +10,7 @@ import (
 func (s *Server) transferRoutes() []route {
 	return []route{
 		{"POST /v1/transfers", "transfer_create", stockd.ScopeStock, s.createTransfer},
+		{"GET /v1/transfers", "transfer_list", stockd.ScopeRead, s.listTransfers},
 		{"GET /v1/transfers/{id}", "transfer_get", stockd.ScopeRead, s.getTransfer},
 		{"POST /v1/transfers/{id}/receipts", "transfer_receipt_create", stockd.ScopeStock, s.createTransferReceipt},
 		{"POST /v1/transfers/{id}/cancel", "transfer_cancel", stockd.ScopeStock, s.cancelTransfer},
@@ -103,6 +104,31 @@ func (s *Server) cancelTransfer(w http.ResponseWriter, r *http.Request) {
 	s.mutateResource(w, r, "id", func(id string) stockd.Operation {
 		return &stockd.TransferCancel{TransferID: id}
 	}, objectOut(transferOut))
+}
+
+// TransferList is one page of GET /v1/transfers.
+type TransferList struct {
+	Transfers []Transfer `json:"transfers"`
+	// NextAfter is the cursor of the next page; empty after the last.
+	NextAfter string `json:"next_after,omitempty"`
+}
+
+func (s *Server) listTransfers(w http.ResponseWriter, r *http.Request) {
+	p, verr := documentPage(r.URL.Query(), stockd.DocTransfer)
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	docs, next, err := listDocuments[stockd.TransferDoc](s, r, p, nil)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	out := TransferList{Transfers: make([]Transfer, 0, len(docs)), NextAfter: next}
+	for _, d := range docs {
+		out.Transfers = append(out.Transfers, transferOut(d))
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getTransfer(w http.ResponseWriter, r *http.Request) {

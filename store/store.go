@@ -213,6 +213,17 @@ type Store interface {
 	// AlertDigestMark records that the digest of businessDate goes out at
 	// at, and reports whether this call recorded it (false: it was already).
 	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
+
+	// Listings (issue 9).
+
+	// ReservationList returns reservations with ID > p.After in ID order
+	// that pass every filter p sets, at most p.Limit
+	// (stockd.PageSizeDefault when zero, never above stockd.PageSizeMax).
+	ReservationList(ctx context.Context, p ReservationListParams) ([]stockd.Reservation, error)
+	// PositionListBySKUs returns the positions of these SKUs (at most
+	// stockd.PageSizeMax of them), ordered by SKU, then as
+	// PositionListBySKU orders them.
+	PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error)
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.
@@ -361,6 +372,37 @@ func CheckDemandHistorySpan(from, to string) error {
 	return nil
 }
 
+// ReservationListParams selects a page of reservations. Every filter left
+// empty (or zero) selects all: of Status, with a line of SKU, of
+// CustomerID, of OrderID, created before CreatedBefore.
+type ReservationListParams struct {
+	After string
+	Limit int
+
+	Status        stockd.ReservationStatus
+	SKU           string
+	CustomerID    string
+	OrderID       string
+	CreatedBefore time.Time
+}
+
+// Before is CreatedBefore, or the end of year 9999 when it is zero.
+func (p ReservationListParams) Before() time.Time {
+	if p.CreatedBefore.IsZero() {
+		return time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	}
+	return p.CreatedBefore
+}
+
+// PageLimit is limit bounded to (0, stockd.PageSizeMax], zero meaning
+// stockd.PageSizeDefault.
+func PageLimit(limit int) int {
+	if limit <= 0 {
+		return stockd.PageSizeDefault
+	}
+	return min(limit, stockd.PageSizeMax)
+}
+
 // DocumentListParams selects a page of documents of one kind.
 type DocumentListParams struct {
 	Kind  string
@@ -389,11 +431,38 @@ type KeyRevokeParams struct {
 	At time.Time
 }
 
-// LedgerListParams selects a page of the ledger.
+// LedgerListParams selects a page of the ledger. Every filter left empty
+// (or zero) selects all: entries of SKU, of business type Type, of the
+// business document BusinessID, of the reservation ReservationID, at
+// Location, created in [From, To).
 type LedgerListParams struct {
 	SKU   string
 	After int64
 	Limit int
+
+	Type          string
+	BusinessID    string
+	ReservationID string
+	Location      string
+	From, To      time.Time
+}
+
+// Filtered reports whether p filters by more than its SKU.
+func (p LedgerListParams) Filtered() bool {
+	return p.Type != "" || p.BusinessID != "" || p.ReservationID != "" || p.Location != "" || !p.From.IsZero() || !p.To.IsZero()
+}
+
+// TimeRange is [From, To) with the open ends filled: from the Unix epoch
+// (no entry is older) to the end of year 9999 (no time is later).
+func (p LedgerListParams) TimeRange() (from, to time.Time) {
+	from, to = p.From, p.To
+	if from.IsZero() {
+		from = time.Unix(0, 0).UTC()
+	}
+	if to.IsZero() {
+		to = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	}
+	return from, to
 }
 
 // AuditReader streams the whole books from one snapshot. Each method

@@ -43,6 +43,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 		"\nconfirmed\n", "\nfulfilled\n",
 		`{"rows":29}`, `{"source":"history","mean_daily":2.966666666666667,"safety_stock":5,"reorder_point":26,`,
 		`{"level":"critical","reason":"available 30 ≤ red line 40"}`, "\nacknowledged\n",
+		"\nconfirmed\n", "\nfulfilled\n", "\nduplicate_order\ntrue\n",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)

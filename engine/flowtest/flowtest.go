@@ -72,6 +72,11 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		// audit.go
 		{"AuditInboundClean", testAuditInboundClean},
 		{"AuditInboundReports", testAuditInboundReports},
+		// businessnumber.go
+		{"OrderUnique", testOrderUnique},
+		{"OrderUniqueRace", testOrderUniqueRace},
+		{"ReferenceUnique", testReferenceUnique},
+		{"ReferenceUniqueRace", testReferenceUniqueRace},
 		// property.go
 		{"FlowProperty", testFlowProperty},
 	}

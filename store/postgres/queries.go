@@ -101,6 +101,12 @@ FROM positions p JOIN locations l ON l.id = p.location
 WHERE p.sku = $1
 ORDER BY l.priority, p.location, p.pool`
 
+const queryPositionListBySKUs = `
+SELECT ` + positionColumns + `
+FROM positions p JOIN locations l ON l.id = p.location
+WHERE p.sku = ANY($1::text[])
+ORDER BY p.sku, l.priority, p.location, p.pool`
+
 const queryPositionEach = `
 SELECT ` + positionColumns + `
 FROM positions p JOIN locations l ON l.id = p.location
@@ -124,7 +130,7 @@ WHERE p.sku = u.sku AND p.location = u.location AND p.pool = u.pool`
 // Reservations. key is NULL for a reservation made without an idempotency
 // key and reads back as ''.
 
-const reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id`
+const reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id`
 
 const queryReservationsLock = `
 SELECT ` + reservationColumns + `
@@ -132,6 +138,26 @@ FROM reservations
 WHERE id = ANY($1::text[])
 ORDER BY id
 FOR UPDATE`
+
+// The reservation listings: one query per index that serves the most
+// selective filter given (order, customer, status, else the primary key),
+// the other filters checked on the rows it yields. $1 is the anchor's
+// value, $2 the cursor, $3-$7 the filters, $8 the limit.
+const (
+	queryReservationListAll        = `SELECT ` + reservationColumns + ` FROM reservations WHERE $1::text = '' AND id > $2` + reservationFilters
+	queryReservationListByOrder    = `SELECT ` + reservationColumns + ` FROM reservations WHERE order_id = $1 AND order_id <> '' AND id > $2` + reservationFilters
+	queryReservationListByCustomer = `SELECT ` + reservationColumns + ` FROM reservations WHERE customer_id = $1 AND customer_id <> '' AND id > $2` + reservationFilters
+	queryReservationListByStatus   = `SELECT ` + reservationColumns + ` FROM reservations WHERE status = $1 AND id > $2` + reservationFilters
+
+	reservationFilters = `
+  AND ($3::text = '' OR status = $3)
+  AND ($4::text = '' OR customer_id = $4)
+  AND ($5::text = '' OR order_id = $5)
+  AND created_at < $6
+  AND ($7::text = '' OR lines @> jsonb_build_array(jsonb_build_object('sku', $7::text)))
+ORDER BY id
+LIMIT $8`
+)
 
 const queryReservationGet = `SELECT ` + reservationColumns + ` FROM reservations WHERE id = $1`
 
@@ -152,10 +178,31 @@ WHERE status IN ('pending', 'confirmed')
 ORDER BY id`
 
 const queryReservationsInsert = `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)
-SELECT r.id, NULLIF(r.key, ''), r.status, r.lines::jsonb, r.expires_at, r.created_at, r.updated_at, r.release_reason, r.customer_id
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[])
-    AS r (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)`
+INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)
+SELECT r.id, NULLIF(r.key, ''), r.status, r.lines::jsonb, r.expires_at, r.created_at, r.updated_at, r.release_reason, r.customer_id, r.order_id
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::timestamptz[], $8::text[], $9::text[], $10::text[])
+    AS r (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)`
+
+// queryReservationsByOrder reads without a lock: a concurrent insert for
+// the same order meets the unique index reservations_order_id, whose
+// predicate this repeats so that the index serves it.
+const queryReservationsByOrder = `
+SELECT ` + reservationColumns + `
+FROM reservations
+WHERE order_id = ANY($1::text[])
+  AND order_id <> '' AND status IN ('pending', 'confirmed', 'fulfilled')
+ORDER BY id`
+
+const queryReferencesGet = `
+SELECT r.business_type, r.reference, r.sku, r.business_id, r.created_at
+FROM business_references r
+JOIN unnest($1::text[], $2::text[], $3::text[]) AS k (business_type, reference, sku)
+    ON r.business_type = k.business_type AND r.reference = k.reference AND r.sku = k.sku
+ORDER BY r.business_type, r.reference, r.sku`
+
+const queryReferencesInsert = `
+INSERT INTO business_references (business_type, reference, sku, business_id, created_at)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])`
 
 const queryReservationsUpdate = `
 UPDATE reservations r
@@ -176,6 +223,27 @@ const queryLedgerList = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq > $1
 
 // queryLedgerListBySKU is served by the index ledger_sku_seq.
 const queryLedgerListBySKU = `SELECT ` + ledgerColumns + ` FROM ledger WHERE sku = $1 AND seq > $2 ORDER BY seq LIMIT $3`
+
+// The filtered ledger reads: one query per index that serves the most
+// selective filter given (business id, reservation, SKU, else seq), the
+// other filters checked on the rows that index yields. $1 is the anchor's
+// value, $2 the cursor, $3-$9 the filters, $10 the limit.
+const (
+	queryLedgerFilteredAll         = `SELECT ` + ledgerColumns + ` FROM ledger WHERE $1::text = '' AND seq > $2` + ledgerFilters
+	queryLedgerFilteredBySKU       = `SELECT ` + ledgerColumns + ` FROM ledger WHERE sku = $1 AND seq > $2` + ledgerFilters
+	queryLedgerFilteredByBusiness  = `SELECT ` + ledgerColumns + ` FROM ledger WHERE business_id = $1 AND seq > $2` + ledgerFilters
+	queryLedgerFilteredByReservant = `SELECT ` + ledgerColumns + ` FROM ledger WHERE reservation_id = $1 AND reservation_id <> '' AND seq > $2` + ledgerFilters
+
+	ledgerFilters = `
+  AND ($3::text = '' OR sku = $3)
+  AND ($4::text = '' OR business_type = $4)
+  AND ($5::text = '' OR business_id = $5)
+  AND ($6::text = '' OR reservation_id = $6)
+  AND ($7::text = '' OR location = $7)
+  AND created_at >= $8 AND created_at < $9
+ORDER BY seq
+LIMIT $10`
+)
 
 // queryLedgerSales sums sold units per quarter-hour (stockd.SalesBucketWidth)
 // of sku in [$2, $3): confirmed and refunded units move committed, a direct

@@ -98,10 +98,30 @@ func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]sto
 		limit = stockd.PageSizeDefault
 	}
 	limit = min(limit, stockd.PageSizeMax)
+	if p.Filtered() {
+		query, anchor := ledgerFilteredQuery(p)
+		from, to := p.TimeRange()
+		return list(ctx, s.pool, "list ledger", scanLedgerEntry, query, anchor, p.After,
+			p.SKU, p.Type, p.BusinessID, p.ReservationID, p.Location, from, to, limit)
+	}
 	if p.SKU == "" {
 		return list(ctx, s.pool, "list ledger", scanLedgerEntry, queryLedgerList, p.After, limit)
 	}
 	return list(ctx, s.pool, "list ledger", scanLedgerEntry, queryLedgerListBySKU, p.SKU, p.After, limit)
+}
+
+// ledgerFilteredQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func ledgerFilteredQuery(p store.LedgerListParams) (query, anchor string) {
+	switch {
+	case p.BusinessID != "":
+		return queryLedgerFilteredByBusiness, p.BusinessID
+	case p.ReservationID != "":
+		return queryLedgerFilteredByReservant, p.ReservationID
+	case p.SKU != "":
+		return queryLedgerFilteredBySKU, p.SKU
+	}
+	return queryLedgerFilteredAll, ""
 }
 
 // AuditRead runs fn in one read-only REPEATABLE READ transaction: every
@@ -152,4 +172,36 @@ func (s *Store) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.Ide
 		return nil, nil
 	}
 	return list(ctx, s.pool, "read idempotency keys", scanIdempotencyRecord, queryIdempotencyGet, keys)
+}
+
+// ReservationList returns a page of reservations that pass p's filters.
+func (s *Store) ReservationList(ctx context.Context, p store.ReservationListParams) ([]stockd.Reservation, error) {
+	query, anchor := reservationListQuery(p)
+	return list(ctx, s.pool, "list reservations", scanReservation, query, anchor, p.After,
+		string(p.Status), p.CustomerID, p.OrderID, p.Before(), p.SKU, store.PageLimit(p.Limit))
+}
+
+// reservationListQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func reservationListQuery(p store.ReservationListParams) (query, anchor string) {
+	switch {
+	case p.OrderID != "":
+		return queryReservationListByOrder, p.OrderID
+	case p.CustomerID != "":
+		return queryReservationListByCustomer, p.CustomerID
+	case p.Status != "":
+		return queryReservationListByStatus, string(p.Status)
+	}
+	return queryReservationListAll, ""
+}
+
+// PositionListBySKUs returns the positions of these SKUs.
+func (s *Store) PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error) {
+	if len(skus) == 0 {
+		return nil, nil
+	}
+	if len(skus) > stockd.PageSizeMax {
+		return nil, fmt.Errorf("postgres: positions of %d skus: at most %d", len(skus), stockd.PageSizeMax)
+	}
+	return list(ctx, s.pool, "list positions", scanPosition, queryPositionListBySKUs, skus)
 }

@@ -53,7 +53,7 @@ func scanPosition(row scanner) (stockd.Position, error) {
 func scanReservation(row scanner) (stockd.Reservation, error) {
 	var r stockd.Reservation
 	var lines []byte
-	err := row.Scan(&r.ID, &r.Key, &r.Status, &lines, &r.ExpiresAt, &r.CreatedAt, &r.UpdatedAt, &r.ReleaseReason, &r.CustomerID)
+	err := row.Scan(&r.ID, &r.Key, &r.Status, &lines, &r.ExpiresAt, &r.CreatedAt, &r.UpdatedAt, &r.ReleaseReason, &r.CustomerID, &r.OrderID)
 	if err != nil {
 		return stockd.Reservation{}, err
 	}
@@ -139,4 +139,12 @@ func scanDocument(row scanner) (stockd.Document, error) {
 	d.CreatedAt = d.CreatedAt.UTC()
 	d.UpdatedAt = d.UpdatedAt.UTC()
 	return d, nil
+}
+
+// scanReference reads a business_references row.
+func scanReference(row scanner) (stockd.BusinessReference, error) {
+	var r stockd.BusinessReference
+	err := row.Scan(&r.BusinessType, &r.Reference, &r.SKU, &r.BusinessID, &r.CreatedAt)
+	r.CreatedAt = r.CreatedAt.UTC()
+	return r, err
 }

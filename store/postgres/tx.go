@@ -102,6 +102,27 @@ func (t *Tx) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.Idempo
 	return list(ctx, t.tx, "read idempotency keys", scanIdempotencyRecord, queryIdempotencyGet, keys)
 }
 
+// ReservationsByOrder returns the reservations holding these orders,
+// unlocked.
+func (t *Tx) ReservationsByOrder(ctx context.Context, orders []string) ([]stockd.Reservation, error) {
+	if len(orders) == 0 {
+		return nil, nil
+	}
+	return list(ctx, t.tx, "read reservations by order", scanReservation, queryReservationsByOrder, orders)
+}
+
+// ReferencesGet returns those of keys some document took, unlocked.
+func (t *Tx) ReferencesGet(ctx context.Context, keys []stockd.ReferenceKey) ([]stockd.BusinessReference, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	types, refs, skus := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		types[i], refs[i], skus[i] = k.BusinessType, k.Reference, k.SKU
+	}
+	return list(ctx, t.tx, "read references", scanReference, queryReferencesGet, types, refs, skus)
+}
+
 // Commit commits the batch.
 func (t *Tx) Commit(ctx context.Context) error {
 	if err := t.tx.Commit(ctx); err != nil {

@@ -52,12 +52,20 @@ func (t *Tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 		batch.Queue(queryPositionsInsert, c.skus, c.locations, c.pools)
 	}
 	queuePositionsUpdate(batch, w.Positions)
+	// Rows that existed are updated before new ones are inserted, so that
+	// a reservation released in the batch frees its order for one created
+	// after it (the unique index reservations_order_id).
+	existing, created := w.ReservationsUpdatedSplit()
+	if err := queueReservationsUpdate(batch, existing); err != nil {
+		return err
+	}
 	if err := queueReservationsInsert(batch, w.ReservationsNew); err != nil {
 		return err
 	}
-	if err := queueReservationsUpdate(batch, w.ReservationsUpdated); err != nil {
+	if err := queueReservationsUpdate(batch, created); err != nil {
 		return err
 	}
+	queueReferences(batch, w.References)
 	queueDocuments(batch, w.Documents)
 	queueIdempotency(batch, w.Idempotency)
 	if len(w.Ledger) > 0 {
@@ -178,17 +186,17 @@ func queueReservationsInsert(batch *pgx.Batch, reservations []stockd.Reservation
 		return nil
 	}
 	n := len(reservations)
-	ids, keys, statuses, lines, reasons, customers := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ids, keys, statuses, lines, reasons, customers, orders := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	expiresAt, createdAt, updatedAt := make([]time.Time, n), make([]time.Time, n), make([]time.Time, n)
 	for i, r := range reservations {
 		encoded, err := json.Marshal(r.Lines)
 		if err != nil {
 			return fmt.Errorf("postgres: encode lines of reservation %q: %w", r.ID, err)
 		}
-		ids[i], keys[i], statuses[i], lines[i], reasons[i], customers[i] = r.ID, r.Key, string(r.Status), string(encoded), r.ReleaseReason, r.CustomerID
+		ids[i], keys[i], statuses[i], lines[i], reasons[i], customers[i], orders[i] = r.ID, r.Key, string(r.Status), string(encoded), r.ReleaseReason, r.CustomerID, r.OrderID
 		expiresAt[i], createdAt[i], updatedAt[i] = r.ExpiresAt, r.CreatedAt, r.UpdatedAt
 	}
-	batch.Queue(queryReservationsInsert, ids, keys, statuses, lines, expiresAt, createdAt, updatedAt, reasons, customers)
+	batch.Queue(queryReservationsInsert, ids, keys, statuses, lines, expiresAt, createdAt, updatedAt, reasons, customers, orders)
 	return nil
 }
 
@@ -212,6 +220,21 @@ func queueReservationsUpdate(batch *pgx.Batch, reservations []stockd.Reservation
 	batch.Queue(queryReservationsUpdate, ids, statuses, updatedAt, reasons, lines, expiresAt).
 		Exec(expectRows("update reservations", n))
 	return nil
+}
+
+// queueReferences inserts the business document numbers the batch took;
+// one a concurrent batch took first is a unique violation, and the batch
+// is retried against it.
+func queueReferences(batch *pgx.Batch, refs []stockd.BusinessReference) {
+	if len(refs) == 0 {
+		return
+	}
+	n := len(refs)
+	types, references, skus, ids, createdAt := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]time.Time, n)
+	for i, r := range refs {
+		types[i], references[i], skus[i], ids[i], createdAt[i] = r.BusinessType, r.Reference, r.SKU, r.BusinessID, r.CreatedAt
+	}
+	batch.Queue(queryReferencesInsert, types, references, skus, ids, createdAt)
 }
 
 // queueDocuments inserts the batch's new documents and writes the next

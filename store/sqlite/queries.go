@@ -24,7 +24,7 @@ const (
 	skuColumns         = `id, name, unit, deduction, approval_threshold, bundle, created_at`
 	locationColumns    = `id, name, priority, inactive, created_at`
 	positionColumns    = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, p.in_transit, p.incoming, l.priority`
-	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id`
+	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id`
 	ledgerColumns      = `seq, business_type, business_id, sku, location, pool,
     d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
     on_hand, reserved, committed, quarantined, in_transit, incoming,
@@ -50,6 +50,12 @@ FROM positions p JOIN locations l ON l.id = p.location
 WHERE p.sku = ?
 ORDER BY l.priority, p.location, p.pool`
 
+	queryPositionListBySKUs = `
+SELECT ` + positionColumns + `
+FROM positions p JOIN locations l ON l.id = p.location
+WHERE p.sku IN (SELECT value FROM json_each(?))
+ORDER BY p.sku, l.priority, p.location, p.pool`
+
 	// queryPositionsLock needs no lock clause: the one writer connection
 	// already serialises every batch.
 	queryPositionsLock = `
@@ -71,6 +77,41 @@ SELECT ` + reservationColumns + `
 FROM reservations
 WHERE id IN (SELECT value FROM json_each(?))
 ORDER BY id`
+
+	// queryReservationsByOrder is served by the partial unique index
+	// reservations_order_id, whose predicate it repeats.
+	queryReservationsByOrder = `
+SELECT ` + reservationColumns + `
+FROM reservations
+WHERE order_id IN (SELECT value FROM json_each(?))
+  AND order_id <> '' AND status IN ('pending', 'confirmed', 'fulfilled')
+ORDER BY id`
+
+	// queryReferencesGet takes a JSON array of [type, reference, sku].
+	queryReferencesGet = `
+SELECT business_type, reference, sku, business_id, created_at
+FROM business_references
+WHERE (business_type, reference, sku) IN (
+    SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?))
+ORDER BY business_type, reference, sku`
+
+	// The reservation listings: one query per index that serves the most
+	// selective filter given (order, customer, status, else the primary
+	// key), the other filters checked on the rows it yields. ?1 is the
+	// anchor's value, ?2 the cursor, ?3-?7 the filters, ?8 the limit.
+	queryReservationListAll        = `SELECT ` + reservationColumns + ` FROM reservations WHERE ?1 = '' AND id > ?2` + reservationFilters
+	queryReservationListByOrder    = `SELECT ` + reservationColumns + ` FROM reservations WHERE order_id = ?1 AND order_id <> '' AND id > ?2` + reservationFilters
+	queryReservationListByCustomer = `SELECT ` + reservationColumns + ` FROM reservations WHERE customer_id = ?1 AND customer_id <> '' AND id > ?2` + reservationFilters
+	queryReservationListByStatus   = `SELECT ` + reservationColumns + ` FROM reservations WHERE status = ?1 AND id > ?2` + reservationFilters
+
+	reservationFilters = `
+  AND (?3 = '' OR status = ?3)
+  AND (?4 = '' OR customer_id = ?4)
+  AND (?5 = '' OR order_id = ?5)
+  AND created_at < ?6
+  AND (?7 = '' OR EXISTS (SELECT 1 FROM json_each(lines) WHERE value ->> 'sku' = ?7))
+ORDER BY id
+LIMIT ?8`
 
 	queryReservationListDue = `
 SELECT id FROM reservations
@@ -99,6 +140,25 @@ FROM ledger
 WHERE sku = ? AND seq > ?
 ORDER BY seq
 LIMIT ?`
+
+	// The filtered ledger reads: one query per index that serves the most
+	// selective filter given (business id, reservation, SKU, else seq),
+	// the other filters checked on the rows that index yields. ?1 is the
+	// anchor's value, ?2 the cursor, ?3-?9 the filters, ?10 the limit.
+	queryLedgerFilteredAll         = `SELECT ` + ledgerColumns + ` FROM ledger WHERE ?1 = '' AND seq > ?2` + ledgerFilters
+	queryLedgerFilteredBySKU       = `SELECT ` + ledgerColumns + ` FROM ledger WHERE sku = ?1 AND seq > ?2` + ledgerFilters
+	queryLedgerFilteredByBusiness  = `SELECT ` + ledgerColumns + ` FROM ledger WHERE business_id = ?1 AND seq > ?2` + ledgerFilters
+	queryLedgerFilteredByReservant = `SELECT ` + ledgerColumns + ` FROM ledger WHERE reservation_id = ?1 AND reservation_id <> '' AND seq > ?2` + ledgerFilters
+
+	ledgerFilters = `
+  AND (?3 = '' OR sku = ?3)
+  AND (?4 = '' OR business_type = ?4)
+  AND (?5 = '' OR business_id = ?5)
+  AND (?6 = '' OR reservation_id = ?6)
+  AND (?7 = '' OR location = ?7)
+  AND created_at >= ?8 AND created_at < ?9
+ORDER BY seq
+LIMIT ?10`
 
 	// queryLedgerSales sums sold units per bucket of ?1 microseconds
 	// (stockd.SalesBucketWidth) of sku in [?3, ?4): confirmed and refunded
@@ -172,8 +232,12 @@ UPDATE positions SET on_hand = ?, reserved = ?, committed = ?, quarantined = ?, 
 WHERE sku = ? AND location = ? AND pool = ?`
 
 	queryReservationInsert = `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id)
-VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?)`
+INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)
+VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	queryReferenceInsert = `
+INSERT INTO business_references (business_type, reference, sku, business_id, created_at)
+VALUES (?, ?, ?, ?, ?)`
 
 	queryReservationUpdate = `
 UPDATE reservations SET status = ?, updated_at = ?, release_reason = ?, lines = ?, expires_at = ?

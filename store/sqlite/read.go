@@ -126,15 +126,35 @@ func (s *Store) LedgerList(ctx context.Context, p store.LedgerListParams) ([]sto
 	limit = min(limit, stockd.PageSizeMax)
 	var entries []stockd.LedgerEntry
 	var err error
-	if p.SKU == "" {
+	switch {
+	case p.Filtered():
+		query, anchor := ledgerFilteredQuery(p)
+		from, to := p.TimeRange()
+		entries, err = queryAll(ctx, s.reader, query, scanLedgerEntry, anchor, p.After,
+			p.SKU, p.Type, p.BusinessID, p.ReservationID, p.Location, unixMicros(from), unixMicros(to), limit)
+	case p.SKU == "":
 		entries, err = queryAll(ctx, s.reader, queryLedgerList, scanLedgerEntry, p.After, limit)
-	} else {
+	default:
 		entries, err = queryAll(ctx, s.reader, queryLedgerListBySKU, scanLedgerEntry, p.SKU, p.After, limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list ledger after %d: %w", p.After, err)
 	}
 	return entries, nil
+}
+
+// ledgerFilteredQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func ledgerFilteredQuery(p store.LedgerListParams) (query, anchor string) {
+	switch {
+	case p.BusinessID != "":
+		return queryLedgerFilteredByBusiness, p.BusinessID
+	case p.ReservationID != "":
+		return queryLedgerFilteredByReservant, p.ReservationID
+	case p.SKU != "":
+		return queryLedgerFilteredBySKU, p.SKU
+	}
+	return queryLedgerFilteredAll, ""
 }
 
 // AuditRead runs fn in one read transaction on a reader connection: in WAL
@@ -203,4 +223,48 @@ func (s *Store) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.Ide
 		return nil, fmt.Errorf("read idempotency keys: %w", err)
 	}
 	return records, nil
+}
+
+// ReservationList returns a page of reservations that pass p's filters.
+func (s *Store) ReservationList(ctx context.Context, p store.ReservationListParams) ([]stockd.Reservation, error) {
+	query, anchor := reservationListQuery(p)
+	reservations, err := queryAll(ctx, s.reader, query, scanReservation, anchor, p.After,
+		string(p.Status), p.CustomerID, p.OrderID, unixMicros(p.Before()), p.SKU, store.PageLimit(p.Limit))
+	if err != nil {
+		return nil, fmt.Errorf("list reservations after %q: %w", p.After, err)
+	}
+	return reservations, nil
+}
+
+// reservationListQuery picks the query whose index serves p's most
+// selective filter, and that filter's value.
+func reservationListQuery(p store.ReservationListParams) (query, anchor string) {
+	switch {
+	case p.OrderID != "":
+		return queryReservationListByOrder, p.OrderID
+	case p.CustomerID != "":
+		return queryReservationListByCustomer, p.CustomerID
+	case p.Status != "":
+		return queryReservationListByStatus, string(p.Status)
+	}
+	return queryReservationListAll, ""
+}
+
+// PositionListBySKUs returns the positions of these SKUs.
+func (s *Store) PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error) {
+	if len(skus) == 0 {
+		return nil, nil
+	}
+	if len(skus) > stockd.PageSizeMax {
+		return nil, fmt.Errorf("positions of %d skus: at most %d", len(skus), stockd.PageSizeMax)
+	}
+	skuList, err := jsonArray(skus)
+	if err != nil {
+		return nil, err
+	}
+	positions, err := queryAll(ctx, s.reader, queryPositionListBySKUs, scanPosition, skuList)
+	if err != nil {
+		return nil, fmt.Errorf("list positions of %d skus: %w", len(skus), err)
+	}
+	return positions, nil
 }

@@ -61,7 +61,7 @@ func scanReservation(row rowScanner) (stockd.Reservation, error) {
 	var lines string
 	var expiresAtMicros, createdAtMicros, updatedAtMicros int64
 	err := row.Scan(&r.ID, &r.Key, &r.Status, &lines,
-		&expiresAtMicros, &createdAtMicros, &updatedAtMicros, &r.ReleaseReason, &r.CustomerID)
+		&expiresAtMicros, &createdAtMicros, &updatedAtMicros, &r.ReleaseReason, &r.CustomerID, &r.OrderID)
 	if err != nil {
 		return stockd.Reservation{}, err
 	}
@@ -111,4 +111,12 @@ func scanDocument(row rowScanner) (stockd.Document, error) {
 	d.CreatedAt = timeFromUnixMicros(createdAtMicros)
 	d.UpdatedAt = timeFromUnixMicros(updatedAtMicros)
 	return d, nil
+}
+
+func scanReference(row rowScanner) (stockd.BusinessReference, error) {
+	var r stockd.BusinessReference
+	var createdAtMicros int64
+	err := row.Scan(&r.BusinessType, &r.Reference, &r.SKU, &r.BusinessID, &createdAtMicros)
+	r.CreatedAt = timeFromUnixMicros(createdAtMicros)
+	return r, err
 }

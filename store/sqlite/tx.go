@@ -127,6 +127,42 @@ func (t *tx) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.Idempo
 	return records, nil
 }
 
+// ReservationsByOrder returns the reservations holding these orders.
+func (t *tx) ReservationsByOrder(ctx context.Context, orders []string) ([]stockd.Reservation, error) {
+	if len(orders) == 0 {
+		return nil, nil
+	}
+	orderList, err := jsonArray(orders)
+	if err != nil {
+		return nil, err
+	}
+	reservations, err := queryAll(ctx, t.sqlTx, queryReservationsByOrder, scanReservation, orderList)
+	if err != nil {
+		return nil, fmt.Errorf("read reservations by order: %w", err)
+	}
+	return reservations, nil
+}
+
+// ReferencesGet returns those of keys some document took.
+func (t *tx) ReferencesGet(ctx context.Context, keys []stockd.ReferenceKey) ([]stockd.BusinessReference, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	triples := make([][3]string, len(keys))
+	for i, k := range keys {
+		triples[i] = [3]string{k.BusinessType, k.Reference, k.SKU}
+	}
+	keyList, err := jsonArray(triples)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := queryAll(ctx, t.sqlTx, queryReferencesGet, scanReference, keyList)
+	if err != nil {
+		return nil, fmt.Errorf("read references: %w", err)
+	}
+	return refs, nil
+}
+
 // Commit makes the batch durable: with synchronous=FULL the WAL is synced
 // before Commit returns.
 func (t *tx) Commit(ctx context.Context) error {

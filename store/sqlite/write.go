@@ -17,6 +17,7 @@ import (
 // batch can hold stockd.BatchSizeMax commands, each writing several rows,
 // and a prepare costs about what a row does.
 func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
+	existing, created := w.ReservationsUpdatedSplit()
 	var docsNew, docsChanged []stockd.Document
 	for _, d := range w.Documents {
 		if d.Version == 1 {
@@ -55,6 +56,12 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 			p := &w.Positions[i]
 			return []any{p.OnHand, p.Reserved, p.Committed, p.Quarantined, p.InTransit, p.Incoming, p.SKU, p.Location, p.Pool}, nil
 		}},
+		// Rows that existed are updated before new ones are inserted, so
+		// that a reservation released in the batch frees its order for one
+		// created after it (the unique index reservations_order_id).
+		{"update reservations", queryReservationUpdate, len(existing), func(i int) ([]any, error) {
+			return reservationUpdateArgs(&existing[i])
+		}},
 		{"insert reservations", queryReservationInsert, len(w.ReservationsNew), func(i int) ([]any, error) {
 			r := &w.ReservationsNew[i]
 			lines, err := json.Marshal(r.Lines)
@@ -64,15 +71,14 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 			// lines is bound as a string: a []byte would be a BLOB, which
 			// the STRICT TEXT column refuses.
 			return []any{r.ID, r.Key, string(r.Status), string(lines),
-				unixMicros(r.ExpiresAt), unixMicros(r.CreatedAt), unixMicros(r.UpdatedAt), r.ReleaseReason, r.CustomerID}, nil
+				unixMicros(r.ExpiresAt), unixMicros(r.CreatedAt), unixMicros(r.UpdatedAt), r.ReleaseReason, r.CustomerID, r.OrderID}, nil
 		}},
-		{"update reservations", queryReservationUpdate, len(w.ReservationsUpdated), func(i int) ([]any, error) {
-			r := &w.ReservationsUpdated[i]
-			lines, err := json.Marshal(r.Lines)
-			if err != nil {
-				return nil, fmt.Errorf("encode lines of reservation %q: %w", r.ID, err)
-			}
-			return []any{string(r.Status), unixMicros(r.UpdatedAt), r.ReleaseReason, string(lines), unixMicros(r.ExpiresAt), r.ID}, nil
+		{"update new reservations", queryReservationUpdate, len(created), func(i int) ([]any, error) {
+			return reservationUpdateArgs(&created[i])
+		}},
+		{"insert references", queryReferenceInsert, len(w.References), func(i int) ([]any, error) {
+			r := &w.References[i]
+			return []any{r.BusinessType, r.Reference, r.SKU, r.BusinessID, unixMicros(r.CreatedAt)}, nil
 		}},
 		{"insert documents", queryDocumentInsert, len(docsNew), func(i int) ([]any, error) {
 			d := &docsNew[i]
@@ -100,6 +106,14 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 		}
 	}
 	return nil
+}
+
+func reservationUpdateArgs(r *stockd.Reservation) ([]any, error) {
+	lines, err := json.Marshal(r.Lines)
+	if err != nil {
+		return nil, fmt.Errorf("encode lines of reservation %q: %w", r.ID, err)
+	}
+	return []any{string(r.Status), unixMicros(r.UpdatedAt), r.ReleaseReason, string(lines), unixMicros(r.ExpiresAt), r.ID}, nil
 }
 
 // execEachRow prepares query once and executes it for rows rows, each of

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine/flowtest"
+	"github.com/stockd/stockd/store"
 )
 
 func testLedgerList(t *testing.T, h *flowtest.Harness) {
@@ -98,5 +99,53 @@ func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	}
 	if _, err := h.Store.LedgerSales(ctx, "a", start, start.Add(400*24*time.Hour)); err == nil {
 		t.Fatal("a sales read over 400 days was accepted")
+	}
+}
+
+func testLedgerFilters(t *testing.T, h *flowtest.Harness) {
+	h.SKU("a")
+	h.SKU("b")
+	h.Location("east", 1)
+	h.Receive("a", "default", 5)
+	h.Clock.Advance(time.Hour)
+	middle := h.Clock.Now()
+	h.Receive("b", "east", 5)
+	res := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2}, {SKU: "b", Quantity: 1}}}}).Reservation
+	h.Clock.Advance(5 * time.Minute)
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: res.ID}})
+	all, err := h.Store.LedgerList(ctx, storeLedger("", 0, 100))
+	if err != nil || len(all) != 6 {
+		t.Fatalf("ledger = %d entries, %v; want 6", len(all), err)
+	}
+	firstReceipt := all[0].BusinessID
+	tests := []struct {
+		name string
+		p    store.LedgerListParams
+		want []int64 // seqs, from all
+	}{
+		{"type", store.LedgerListParams{Type: stockd.BusinessReceipt}, []int64{all[0].Seq, all[1].Seq}},
+		{"type and sku", store.LedgerListParams{Type: stockd.BusinessConfirm, SKU: "b"}, []int64{all[5].Seq}},
+		{"business id", store.LedgerListParams{BusinessID: firstReceipt}, []int64{all[0].Seq}},
+		{"reservation", store.LedgerListParams{ReservationID: res.ID}, []int64{all[2].Seq, all[3].Seq, all[4].Seq, all[5].Seq}},
+		{"reservation and type, paged", store.LedgerListParams{ReservationID: res.ID, Type: stockd.BusinessReserve, After: all[2].Seq}, []int64{all[3].Seq}},
+		{"location", store.LedgerListParams{Location: "east"}, []int64{all[1].Seq, all[3].Seq, all[5].Seq}},
+		{"from", store.LedgerListParams{From: middle}, []int64{all[1].Seq, all[2].Seq, all[3].Seq, all[4].Seq, all[5].Seq}},
+		{"to, excluded", store.LedgerListParams{To: middle}, []int64{all[0].Seq}},
+		{"window and sku", store.LedgerListParams{SKU: "a", From: middle, To: middle.Add(time.Minute)}, []int64{all[2].Seq}},
+		{"limit", store.LedgerListParams{Location: "east", Limit: 2}, []int64{all[1].Seq, all[3].Seq}},
+		{"nothing matches", store.LedgerListParams{BusinessID: firstReceipt, Type: stockd.BusinessConfirm}, nil},
+	}
+	for _, tt := range tests {
+		got, err := h.Store.LedgerList(ctx, tt.p)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var seqs []int64
+		for _, e := range got {
+			seqs = append(seqs, e.Seq)
+		}
+		if !slices.Equal(seqs, tt.want) {
+			t.Errorf("%s: seqs %v, want %v", tt.name, seqs, tt.want)
+		}
 	}
 }

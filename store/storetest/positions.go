@@ -1,9 +1,11 @@
 package storetest
 
-// Tx.PositionsEnsure, Tx.PositionsLock and the positions Tx.Write stores.
+// Tx.PositionsEnsure, Tx.PositionsLock, the positions Tx.Write stores, and
+// PositionListBySKUs.
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/stockd/stockd"
@@ -74,5 +76,34 @@ func testConstraintsAreLastLine(t *testing.T, h *flowtest.Harness) {
 	}
 	if c := h.Counters("a", "default"); c != (stockd.Counters{OnHand: 1}) {
 		t.Fatalf("counters = %+v after refused writes", c)
+	}
+}
+
+func testPositionListBySKUs(t *testing.T, h *flowtest.Harness) {
+	h.SKU("a")
+	h.SKU("b")
+	h.SKU("c")
+	h.Location("near", 1)
+	h.Location("far", 9)
+	h.Receive("b", "far", 1)
+	h.Receive("b", "near", 2)
+	h.Receive("a", "far", 3)
+	h.Receive("c", "far", 4)
+	got, err := h.Store.PositionListBySKUs(ctx, []string{"b", "a", "ghost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, p := range got {
+		order = append(order, p.SKU+"@"+p.Location)
+	}
+	if want := []string{"a@far", "b@near", "b@far"}; !slices.Equal(order, want) {
+		t.Fatalf("positions = %v, want %v (by SKU, then location priority)", order, want)
+	}
+	if got[1].OnHand != 2 || got[1].Priority != 1 {
+		t.Fatalf("b@near = %+v", got[1])
+	}
+	if none, err := h.Store.PositionListBySKUs(ctx, nil); err != nil || len(none) != 0 {
+		t.Fatalf("no skus: %v, %v", none, err)
 	}
 }

@@ -50,6 +50,11 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"AlertLifecycle", testAlertLifecycle},                         // alerts.go
 		{"AlertDeliveriesAndCursor", testAlertDeliveriesAndCursor},     // alerts.go
 		{"DemandHistory", testDemandHistory},                           // demand.go
+		{"OrderIDUnique", testOrderIDUnique},                           // businessnumbers.go
+		{"ReferenceKeyUnique", testReferenceKeyUnique},                 // businessnumbers.go
+		{"LedgerFilters", testLedgerFilters},                           // ledger.go
+		{"ReservationList", testReservationList},                       // reservations.go
+		{"PositionListBySKUs", testPositionListBySKUs},                 // positions.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
