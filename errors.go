@@ -8,38 +8,41 @@ import (
 // Error codes are stable: callers branch on them, and the HTTP layer maps
 // each to one status (httpapi.statusOf).
 const (
-	CodeInvalidInput          = "invalid_input"           // malformed or out-of-bounds field
-	CodeInvalidJSON           = "invalid_json"            // body is not the JSON we accept
-	CodeBodyTooLarge          = "body_too_large"          // body above BodySizeMax
-	CodeUnsupportedMediaType  = "unsupported_media_type"  // a body that says it is not JSON
-	CodeIdempotencyKeyMissing = "idempotency_key_missing" // mutation without a key
-	CodeIdempotencyKeyInvalid = "idempotency_key_invalid" // key too long or not printable ASCII
-	CodeIdempotencyKeyReused  = "idempotency_key_reused"  // same key, different request
-	CodeUnprocessable         = "unprocessable"           // well-formed JSON that means nothing
-	CodeUnknownSKU            = "unknown_sku"             // SKU never created
-	CodeUnknownLocation       = "unknown_location"        // location never created
-	CodeUnknownPool           = "unknown_pool"            // stock sent to a pool never created
-	CodeNotFound              = "not_found"               // reservation or other resource
-	CodeAlreadyExists         = "already_exists"          // SKU or location id taken with other data
-	CodeInsufficientStock     = "insufficient_stock"      // not enough available
-	CodeStaleQuantity         = "stale_quantity"          // compare-and-set lost
-	CodeInvalidTransition     = "invalid_transition"      // reservation is in another state
-	CodeReservationExpired    = "reservation_expired"     // confirm arrived after the deadline
-	CodeOverloaded            = "overloaded"              // queue full: retry later
-	CodeCancelled             = "cancelled"               // caller gave up before the batch formed
-	CodeInternal              = "internal"                // our fault; details only in the log, under the answer's incident id
-	CodeDatabaseUnavailable   = "database_unavailable"    // the database does not answer or refuses work: retry later
-	CodeTimeout               = "timeout"                 // the server's deadline for the request passed: retry with the same key
-	CodeHalted                = "halted"                  // the engine stopped on a broken invariant of the books: an operator must look
-	CodeUnauthorized          = "unauthorized"            // no valid API key: missing, malformed, unknown or revoked
-	CodeForbidden             = "forbidden"               // the key lacks the scope the endpoint needs
-	CodeRateLimited           = "rate_limited"            // the key's or the SKU's request budget is spent: retry later
-	CodePurchaseLimitExceeded = "purchase_limit_exceeded" // the customer's pending + confirmed quantity would pass a limit
-	CodeCampaignNotActive     = "campaign_not_active"     // a campaign pool named outside its window, or closed
-	CodeLocationInactive      = "location_inactive"       // a line names a location switched off
-	CodeDeductionTiming       = "deduction_timing"        // the SKU's deduction timing does not allow this hold
-	CodeSelfApproval          = "self_approval"           // the requester of an adjustment tried to approve it
-	CodeQuantityExceeded      = "quantity_exceeded"       // more than is open: returned, received, released or moved
+	CodeInvalidInput          = "invalid_input"             // malformed or out-of-bounds field
+	CodeInvalidJSON           = "invalid_json"              // body is not the JSON we accept
+	CodeBodyTooLarge          = "body_too_large"            // body above BodySizeMax
+	CodeUnsupportedMediaType  = "unsupported_media_type"    // a body that says it is not JSON
+	CodeIdempotencyKeyMissing = "idempotency_key_missing"   // mutation without a key
+	CodeIdempotencyKeyInvalid = "idempotency_key_invalid"   // key too long or not printable ASCII
+	CodeIdempotencyKeyReused  = "idempotency_key_reused"    // same key, different request
+	CodeUnprocessable         = "unprocessable"             // well-formed JSON that means nothing
+	CodeUnknownSKU            = "unknown_sku"               // SKU never created
+	CodeUnknownLocation       = "unknown_location"          // location never created
+	CodeUnknownPool           = "unknown_pool"              // stock sent to a pool never created
+	CodeNotFound              = "not_found"                 // reservation or other resource
+	CodeAlreadyExists         = "already_exists"            // SKU or location id taken with other data
+	CodeInsufficientStock     = "insufficient_stock"        // not enough available
+	CodeStaleQuantity         = "stale_quantity"            // compare-and-set lost
+	CodeInvalidTransition     = "invalid_transition"        // reservation is in another state
+	CodeReservationExpired    = "reservation_expired"       // confirm arrived after the deadline
+	CodeOverloaded            = "overloaded"                // queue full: retry later
+	CodeCancelled             = "cancelled"                 // caller gave up before the batch formed
+	CodeInternal              = "internal"                  // our fault; details only in the log, under the answer's incident id
+	CodeDatabaseUnavailable   = "database_unavailable"      // the database does not answer or refuses work: retry later
+	CodeTimeout               = "timeout"                   // the server's deadline for the request passed: retry with the same key
+	CodeHalted                = "halted"                    // the engine stopped on a broken invariant of the books: an operator must look
+	CodeUnauthorized          = "unauthorized"              // no valid API key: missing, malformed, unknown or revoked
+	CodeForbidden             = "forbidden"                 // the key lacks the scope the endpoint needs
+	CodeRateLimited           = "rate_limited"              // the key's or the SKU's request budget is spent: retry later
+	CodePurchaseLimitExceeded = "purchase_limit_exceeded"   // the customer's pending + confirmed quantity would pass a limit
+	CodeCampaignNotActive     = "campaign_not_active"       // a campaign pool named outside its window, or closed
+	CodeLocationInactive      = "location_inactive"         // a line names a location switched off
+	CodeDeductionTiming       = "deduction_timing"          // the SKU's deduction timing does not allow this hold
+	CodeSelfApproval          = "self_approval"             // the requester of an adjustment tried to approve it
+	CodeQuantityExceeded      = "quantity_exceeded"         // more than is open: returned, received, released or moved
+	CodeGateUnavailable       = "gate_unavailable"          // the Redis gate does not answer, or a preheat pauses it: retry later
+	CodeGateClosed            = "gate_closed"               // the gate refused a position after a win the database refused: an operator re-preheats
+	CodeNotPersisted          = "reservation_not_persisted" // a gated win not yet in the database: retry shortly
 )
 
 // ErrNotFound is what storage returns for a missing row.

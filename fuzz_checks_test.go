@@ -35,6 +35,8 @@ var fuzzDocTypes = map[string]func() any{
 	DocPurchaseOrder: func() any { return &PurchaseOrderDoc{} },
 	DocApproval:      func() any { return &Approval{} },
 	DocSettings:      func() any { return &Settings{} },
+	DocGate:          func() any { return &GateState{} },
+	DocGateException: func() any { return &GateException{} },
 }
 
 func fuzzCheckDocument(d Document) error {
