@@ -21,6 +21,10 @@ import (
 	"github.com/stockd/stockd/store"
 )
 
+// ErrUnavailable wraps a failure of the gate's Redis, as opposed to one
+// of the database.
+var ErrUnavailable = errors.New("gate: redis unavailable")
+
 // Submitter applies commands: the engine.
 type Submitter interface {
 	Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error)
@@ -168,7 +172,8 @@ func configGet(ctx context.Context, rdb *redis.Client, name string) (string, err
 
 // Pool returns the pool document of id when it names the Redis gate.
 func (g *Gate) Pool(ctx context.Context, id string) (stockd.Pool, bool, error) {
-	now := g.cfg.Now()
+	// The cache ages on the machine's clock, whatever clock decides.
+	now := time.Now()
 	g.poolsMu.Lock()
 	c, ok := g.pools[id]
 	g.poolsMu.Unlock()
@@ -233,7 +238,7 @@ func (g *Gate) Pending(ctx context.Context, id string) (bool, error) {
 		cmds[i] = pipe.HExists(ctx, g.key(p, "pending"), id)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		return false, fmt.Errorf("gate: pending: %w", err)
+		return false, fmt.Errorf("%w: pending: %w", ErrUnavailable, err)
 	}
 	for _, c := range cmds {
 		if c.Val() {

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -106,7 +107,7 @@ func (g *Gate) view(ctx context.Context, pool string, positions []stockd.GatePos
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return v, err
+		return v, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	for i, pos := range positions {
 		s, err := gets[i].Int64()

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,6 +23,9 @@ type mutation struct {
 	// observe, when set, sees every result the engine gave, refusals and
 	// replays included, for metrics of the operation's own.
 	observe func(stockd.Command, stockd.Result)
+	// submit, when set, decides the command instead of the engine (the
+	// Redis gate); it receives the command before normalization.
+	submit func(context.Context, stockd.Command) (stockd.Result, error)
 }
 
 // objectOut renders an operation's answer (Result.Object, the domain's
@@ -108,7 +112,11 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 	cmd.RequestHash = requestHash(r, m.body)
 	cmd.Actor = actor
 	cmd.KeyID = keyID
-	result, submitErr := s.engine.Submit(r.Context(), cmd)
+	submit := s.engine.Submit
+	if m.submit != nil {
+		submit = m.submit
+	}
+	result, submitErr := submit(r.Context(), cmd)
 	if submitErr != nil {
 		s.failure(w, r, submitErr)
 		return

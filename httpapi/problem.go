@@ -78,6 +78,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeDeductionTiming:       {http.StatusConflict, "Deduction timing"},
 	stockd.CodeSelfApproval:          {http.StatusForbidden, "Self approval"},
 	stockd.CodeQuantityExceeded:      {http.StatusConflict, "Quantity exceeded"},
+	stockd.CodeGateClosed:            {http.StatusConflict, "Gate closed"},
 	// The caller went away before an answer was decided; 499 is not a
 	// registered status, and 503 tells a retrying client the truth: try
 	// again, with the same key.
@@ -85,6 +86,8 @@ var codeInfo = map[string]struct {
 	stockd.CodeTimeout:             {http.StatusServiceUnavailable, "Timeout"},
 	stockd.CodeDatabaseUnavailable: {http.StatusServiceUnavailable, "Database unavailable"},
 	stockd.CodeHalted:              {http.StatusServiceUnavailable, "Halted"},
+	stockd.CodeGateUnavailable:     {http.StatusServiceUnavailable, "Gate unavailable"},
+	stockd.CodeNotPersisted:        {http.StatusServiceUnavailable, "Reservation not persisted"},
 	stockd.CodeInternal:            {http.StatusInternalServerError, "Internal error"},
 }
 
@@ -97,6 +100,8 @@ var retryAfterSeconds = map[string]string{
 	stockd.CodeTimeout:             "1",
 	stockd.CodeDatabaseUnavailable: "2",
 	stockd.CodeHalted:              "60",
+	stockd.CodeGateUnavailable:     "1",
+	stockd.CodeNotPersisted:        "1",
 }
 
 // statusOf returns the HTTP status of an error code. A code missing from

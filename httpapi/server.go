@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/gate"
 	"github.com/stockd/stockd/store"
 )
 
@@ -97,6 +98,9 @@ type Config struct {
 	// Now is the clock of keys, audit events and rate limits. Defaults to
 	// time.Now.
 	Now func() time.Time
+	// Gate, when set, decides the reservations of pools that name the
+	// Redis gate (serve --redis-url). Nil refuses such pools.
+	Gate *gate.Gate
 }
 
 const (
@@ -121,6 +125,7 @@ type Server struct {
 	skuLimits      *limiterSet
 	requestTimeout time.Duration
 	health         *healthProbe
+	gate           *gate.Gate
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -163,6 +168,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{
 		engine:    cfg.Engine,
+		gate:      cfg.Gate,
 		store:     cfg.Store,
 		logger:    cfg.Logger,
 		metrics:   newMetrics(cfg.Registerer),
@@ -200,6 +206,7 @@ func (s *Server) routes() []route {
 		s.bundleRoutes(), s.purchaseLimitRoutes(),
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
+		s.gateRoutes(),
 	)
 }
 
