@@ -36,6 +36,15 @@ type Config struct {
 	UnauthenticatedLookupsPerSecond float64
 	// RequestTimeout is the server's deadline for each /v1 request.
 	RequestTimeout time.Duration
+	// RedisURL, when set, enables the gate of campaign pools that name
+	// it (package gate).
+	RedisURL string
+	// GateAllowEviction starts the gate on a Redis whose maxmemory-policy
+	// may evict keys: for tests only.
+	GateAllowEviction bool
+	// GateReconcileInterval is how often every gated campaign is
+	// reconciled.
+	GateReconcileInterval time.Duration
 }
 
 const (
@@ -77,6 +86,9 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.IntVar(&c.SKUReservationsBurst, "sku-reservations-burst", 0, "reservations of one SKU at once; 0 is the rate, at least 1 (env STOCKD_SKU_RESERVATIONS_BURST)")
 	fs.Float64Var(&c.UnauthenticatedLookupsPerSecond, "unauthenticated-lookups-per-second", 50, "key lookups in the database per client address, for keys not seen within 5 s; negative switches the limit off (env STOCKD_UNAUTHENTICATED_LOOKUPS_PER_SECOND)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
+	fs.StringVar(&c.RedisURL, "redis-url", "", "redis://… of the flash-sale gate for campaign pools with gate redis; empty switches the gate off (env STOCKD_REDIS_URL)")
+	fs.BoolVar(&c.GateAllowEviction, "gate-allow-eviction", false, "start the gate on a Redis whose maxmemory-policy is not noeviction; tests only (env STOCKD_GATE_ALLOW_EVICTION)")
+	fs.DurationVar(&c.GateReconcileInterval, "gate-reconcile-interval", 5*time.Minute, "how often the gate's Redis is compared with the database (env STOCKD_GATE_RECONCILE_INTERVAL)")
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -148,6 +160,9 @@ func (c *Config) validate() error {
 	}
 	if math.IsNaN(c.UnauthenticatedLookupsPerSecond) || math.IsInf(c.UnauthenticatedLookupsPerSecond, 0) {
 		return fmt.Errorf("unauthenticated lookups per second %v: want a finite number", c.UnauthenticatedLookupsPerSecond)
+	}
+	if c.RedisURL != "" && (c.GateReconcileInterval < time.Second || c.GateReconcileInterval > 24*time.Hour) {
+		return fmt.Errorf("gate reconcile interval %v: want 1s to 24h", c.GateReconcileInterval)
 	}
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
