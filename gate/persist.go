@@ -157,18 +157,37 @@ func decodeWin(m redis.XMessage) (win, error) {
 	return w, nil
 }
 
-// persist applies entries in order, stopping at the first that cannot be
-// decided now (the database or Redis failing): it stays pending and is
-// read again first on the next pass.
+// orderedSubmitter queues commands in their order and waits for all:
+// *engine.Engine is one. Without it the persister submits one by one.
+type orderedSubmitter interface {
+	SubmitAll(ctx context.Context, cmds []stockd.Command) ([]stockd.Result, []error)
+}
+
+// persist applies entries in stream order, all queued at once so that the
+// engine decides them in few batches, then ends them in order, stopping at
+// the first that could not be decided (the database or Redis failing): it
+// and those after it stay pending and are read again first on the next
+// pass; those after it that the database applied replay by their key.
 func (g *Gate) persist(ctx context.Context, pool string, entries []redis.XMessage) (int, error) {
-	for i, m := range entries {
+	wins := make([]win, 0, len(entries))
+	for _, m := range entries {
 		w, err := decodeWin(m)
 		if err != nil {
 			// A malformed entry is a bug of this package; it stays pending
 			// for an operator rather than being dropped.
-			return i, err
+			return 0, err
 		}
-		res, err := g.cfg.Engine.Submit(ctx, w.command(pool))
+		wins = append(wins, w)
+	}
+	if len(wins) == 0 {
+		return 0, nil
+	}
+	if err := g.applying(ctx, pool, wins); err != nil {
+		return 0, err
+	}
+	results, errs := g.submitAll(ctx, pool, wins)
+	for i, w := range wins {
+		res, err := results[i], errs[i]
 		if err != nil {
 			return i, fmt.Errorf("gate: persist %s: %w", w.id, err)
 		}
@@ -184,7 +203,42 @@ func (g *Gate) persist(ctx context.Context, pool string, entries []redis.XMessag
 			return i, err
 		}
 	}
-	return len(entries), nil
+	return len(wins), nil
+}
+
+func (g *Gate) submitAll(ctx context.Context, pool string, wins []win) ([]stockd.Result, []error) {
+	cmds := make([]stockd.Command, len(wins))
+	for i, w := range wins {
+		cmds[i] = w.command(pool)
+	}
+	if o, ok := g.cfg.Engine.(orderedSubmitter); ok {
+		return o.SubmitAll(ctx, cmds)
+	}
+	results, errs := make([]stockd.Result, len(cmds)), make([]error, len(cmds))
+	for i, cmd := range cmds {
+		if results[i], errs[i] = g.cfg.Engine.Submit(ctx, cmd); errs[i] != nil {
+			for j := i + 1; j < len(cmds); j++ {
+				errs[j] = errs[i]
+			}
+			break
+		}
+	}
+	return results, errs
+}
+
+// applying records, before the engine sees them, the entries this
+// persister is applying: the database may hold them before Redis hears,
+// and reconciliation must not call that drift. The ack deletes each.
+func (g *Gate) applying(ctx context.Context, pool string, wins []win) error {
+	values := make([]any, 0, 2*len(wins))
+	for _, w := range wins {
+		lines, err := json.Marshal(w.lines)
+		if err != nil {
+			return err
+		}
+		values = append(values, w.streamID, lines)
+	}
+	return g.rdb.HSet(ctx, g.key(pool, "applying"), values...).Err()
 }
 
 func (w win) command(pool string) stockd.Command {
@@ -200,7 +254,7 @@ func (g *Gate) ack(ctx context.Context, pool string, w win) error {
 	for _, l := range w.lines {
 		args = append(args, field(l.SKU, l.Location), l.Quantity)
 	}
-	keys := []string{g.streamKey(pool), g.key(pool, "inflight"), g.key(pool, "pending")}
+	keys := []string{g.streamKey(pool), g.key(pool, "inflight"), g.key(pool, "pending"), g.key(pool, "applying")}
 	return ackScript.Run(ctx, g.rdb, keys, args...).Err()
 }
 

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -47,6 +48,9 @@ type redisView struct {
 	stock   map[string]*int64
 	pending map[string]int64
 	closed  map[string]bool
+	// applying is what persisters are applying now, per position: the
+	// database may already hold it while Redis still counts it pending.
+	applying map[string]int64
 }
 
 // Reconcile compares every position of pool: Redis, read atomically before
@@ -79,6 +83,10 @@ func (g *Gate) Reconcile(ctx context.Context, pool string) (Report, error) {
 		pr.Moving = before.pending[f] != after.pending[f] || !sameStock(before.stock[f], after.stock[f])
 		if !pr.Moving && !pr.Missing {
 			pr.Drift = pr.Database - pr.Redis - pr.Pending
+			// Applied in the database, not yet acknowledged in Redis.
+			if pr.Drift < 0 && -pr.Drift <= max(before.applying[f], after.applying[f]) {
+				pr.Drift, pr.Moving = 0, true
+			}
 			rep.Drifted = rep.Drifted || pr.Drift != 0
 		}
 		rep.Positions = append(rep.Positions, pr)
@@ -94,16 +102,16 @@ func sameStock(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil 
 // view reads the stock, pending and closed state of positions in one
 // MULTI, so that no script runs between its reads.
 func (g *Gate) view(ctx context.Context, pool string, positions []stockd.GatePosition) (redisView, error) {
-	v := redisView{stock: map[string]*int64{}, pending: map[string]int64{}, closed: map[string]bool{}}
+	v := redisView{stock: map[string]*int64{}, pending: map[string]int64{}, closed: map[string]bool{}, applying: map[string]int64{}}
 	gets := make([]*redis.StringCmd, len(positions))
-	var pending *redis.MapStringStringCmd
-	var closed *redis.MapStringStringCmd
+	var pending, closed, applying *redis.MapStringStringCmd
 	_, err := g.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		for i, pos := range positions {
 			gets[i] = p.Get(ctx, g.stockKey(pool, field(pos.SKU, pos.Location)))
 		}
 		pending = p.HGetAll(ctx, g.key(pool, "inflight"))
 		closed = p.HGetAll(ctx, g.key(pool, "closed"))
+		applying = p.HGetAll(ctx, g.key(pool, "applying"))
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -128,6 +136,15 @@ func (g *Gate) view(ctx context.Context, pool string, positions []stockd.GatePos
 	}
 	for f := range closed.Val() {
 		v.closed[f] = true
+	}
+	for _, lines := range applying.Val() {
+		var ls []entryLine
+		if err := json.Unmarshal([]byte(lines), &ls); err != nil {
+			return v, fmt.Errorf("gate: applying entry: %w", err)
+		}
+		for _, l := range ls {
+			v.applying[field(l.SKU, l.Location)] += l.Quantity
+		}
 	}
 	return v, nil
 }

@@ -73,9 +73,10 @@ return {1, sid}
 // flight, in one step, so that a persister that dies between the database
 // and Redis and replays the entry never counts it down twice.
 //
-// KEYS: 1 stream, 2 inflight, 3 pending. ARGV: 1 group, 2 entry id,
-// 3 reservation id, then per line its field and quantity.
+// KEYS: 1 stream, 2 inflight, 3 pending, 4 applying. ARGV: 1 group,
+// 2 entry id, 3 reservation id, then per line its field and quantity.
 var ackScript = redis.NewScript(`
+redis.call('HDEL', KEYS[4], ARGV[2])
 if redis.call('XACK', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
 redis.call('XDEL', KEYS[1], ARGV[2])
 redis.call('HDEL', KEYS[3], ARGV[3])
