@@ -128,6 +128,25 @@ func (g *GateExceptionRecord) normalize() *Error {
 	if len(e.Lines) == 0 || len(e.Lines) > LinesPerReservationMax {
 		return InvalidField("lines", "must hold 1 to %d lines", LinesPerReservationMax)
 	}
+	for _, l := range e.Lines {
+		if !ValidIdentifier(l.SKU) || !ValidIdentifier(l.Location) {
+			return InvalidField("lines", "sku and location must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+		}
+	}
+	if e.Key != "" && !ValidIdempotencyKey(e.Key) {
+		return InvalidField("key", "must be 1-%d printable ASCII characters", IdempotencyKeyLengthMax)
+	}
+	if e.CustomerID != "" && !ValidIdentifier(e.CustomerID) {
+		return InvalidField("customer_id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	won, err := NormalizeTime("won_at", e.WonAt)
+	if err != nil {
+		return err
+	}
+	e.WonAt = won
+	if !PlainText(e.Code) || len(e.Code) > NameLengthMax {
+		e.Code = CodeInternal
+	}
 	// The message is the engine's refusal, kept as long as a name may be.
 	if len(e.Message) > NameLengthMax || !PlainText(e.Message) {
 		e.Message = e.Code
