@@ -38,6 +38,8 @@ var fuzzDocTypes = map[string]func() any{
 
 	DocReplenishment:         func() any { return &ReplenishmentSettings{} },
 	DocReplenishmentDefaults: func() any { return &ReplenishmentDefaults{} },
+	DocGate:                  func() any { return &GateState{} },
+	DocGateException:         func() any { return &GateException{} },
 }
 
 func fuzzCheckDocument(d Document) error {

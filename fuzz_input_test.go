@@ -147,6 +147,10 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 			k := in.position()
 			r.Lines = append(r.Lines, LineRequest{SKU: k.SKU, Location: k.Location, Pool: k.Pool, Quantity: in.quantity()})
 		}
+		if in.bool() {
+			// A pre-assigned id, as the gate's persister sends it.
+			r.ID = fmt.Sprintf("g%d", st.keys)
+		}
 		c.Op = r
 	case KindConfirm, KindRelease, KindExpire, KindFulfil:
 		tr := &Transition{Action: kind, ReservationID: st.pickID(in, st.reservationIDs)}
@@ -161,8 +165,16 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 	case KindPoolCreate:
 		c.Op = &PoolCreate{Pool: Pool{ID: fuzzPick(in, fuzzPools), Kind: fuzzPick(in, []string{PoolChannel, PoolCampaign, PoolCampaign, "flash"}),
 			Name: in.text(), FallbackToNormal: in.bool(), StartsAt: in.optionalTime(now), EndsAt: in.optionalTime(now)}}
+		c.Op.(*PoolCreate).Pool.Gate = fuzzPick(in, []string{"", "", PoolGateRedis, "memcache"})
 	case KindCampaignClose:
 		c.Op = &CampaignClose{Pool: fuzzPick(in, fuzzPools)}
+	case KindGatePreheat:
+		c.Op = &GatePreheat{Pool: fuzzPick(in, fuzzPools)}
+	case KindGateException:
+		k := in.position()
+		c.Op = &GateExceptionRecord{Exception: GateException{ReservationID: st.pickID(in, st.reservationIDs), Pool: fuzzPick(in, fuzzPools),
+			Key: in.text(), Lines: []GatePosition{{SKU: k.SKU, Location: k.Location, Quantity: in.quantity()}}, WonAt: in.time(now),
+			Code: CodeInsufficientStock, Message: in.text()}}
 	case KindAllocate:
 		c.Op = &Allocate{SKU: fuzzPick(in, fuzzSKUs), Location: fuzzPick(in, fuzzLocations), FromPool: fuzzPick(in, fuzzPools),
 			ToPool: fuzzPick(in, fuzzPools), Quantity: in.quantity(), Reference: in.text()}

@@ -117,7 +117,7 @@ var fuzzKinds = []CommandKind{
 	KindTransfer, KindTransferReceipt, KindTransferCancel,
 	KindReturn, KindQuarantineRelease, KindQuarantineScrap, KindMove, KindShipment,
 	KindLimitSet, KindBundleCreate, KindLocationUpdate, KindSKUUpdate, KindApprove, KindReject,
-	KindExtend, KindReplenishmentDefaultsUpdate,
+	KindExtend, KindReplenishmentDefaultsUpdate, KindGatePreheat, KindGateException,
 }
 
 // decide applies cmds to s, failing the test on a panic with what it

@@ -18,6 +18,11 @@ const (
 	PoolCampaign = "campaign"
 )
 
+// PoolGateRedis is the one gate a campaign pool may name (Pool.Gate):
+// reservations of the pool are decided in Redis first and persisted
+// through the engine after (package gate).
+const PoolGateRedis = "redis"
+
 // DocPoolStock is the document (id = pool name) listing where a campaign
 // pool holds stock. It is kept apart from the Pool document on purpose:
 // every reservation against the pool reads the Pool document, and only
@@ -49,6 +54,9 @@ type Pool struct {
 	// normal; the pool then takes no reservations.
 	ClosedAt  *time.Time `json:"closed_at,omitempty"`
 	CreatedAt time.Time  `json:"created_at"`
+	// Gate, when PoolGateRedis, sends the campaign's reservations through
+	// the Redis gate; the database stays the ledger they are persisted to.
+	Gate string `json:"gate,omitempty"`
 }
 
 // Sellable reports whether reservations may take stock from the pool at
@@ -130,6 +138,9 @@ func (p *PoolCreate) normalize() *Error {
 		return err
 	}
 	pool.ClosedAt = nil
+	if pool.Gate != "" && (pool.Gate != PoolGateRedis || pool.Kind != PoolCampaign) {
+		return InvalidField("gate", "only a campaign may name a gate, and only %q", PoolGateRedis)
+	}
 	switch pool.Kind {
 	case PoolChannel:
 		if pool.StartsAt != nil || pool.EndsAt != nil {

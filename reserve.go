@@ -32,6 +32,9 @@ type Reserve struct {
 	// OrderID, when set, is the order's business number: a second
 	// reservation for an order that holds one is refused duplicate_order.
 	OrderID string
+	// ID, when set, is the reservation's id instead of a new one: the gate
+	// answered the order with it before the engine persisted it.
+	ID string
 }
 
 // Placement strategies for lines that name no location.
@@ -100,8 +103,12 @@ func (req *Reserve) decide(s *BatchState, c *Command) Result {
 		}
 		return Result{Err: &Error{Code: CodeInsufficientStock, Message: msg, Lines: p.short}}
 	}
+	id := req.ID
+	if id == "" {
+		id = s.NewID()
+	}
 	res := Reservation{
-		ID:         s.NewID(),
+		ID:         id,
 		Key:        c.IdempotencyKey,
 		Status:     StatusPending,
 		Lines:      p.lines,
@@ -253,6 +260,9 @@ func (r *Reserve) normalize() *Error {
 	case StrategyPriority, StrategySingleLocation, StrategySplit:
 	default:
 		return InvalidField("strategy", "must be one of priority, single_location, split")
+	}
+	if r.ID != "" && !ValidIdentifier(r.ID) {
+		return InvalidField("id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
 	if r.CustomerID != "" && !ValidIdentifier(r.CustomerID) {
 		return InvalidField("customer_id", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)

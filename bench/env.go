@@ -133,6 +133,16 @@ func openEnv(ctx context.Context, cfg Config) (_ *env, err error) {
 	return e, e.openBaselines(ctx, cfg, databaseURL)
 }
 
+// engineTarget is the run's in-process engine target, if it has one.
+func (e *env) engineTarget() (*engineTarget, bool) {
+	for _, impl := range e.implementations {
+		if t, ok := impl.target.(*engineTarget); ok {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
 // openBaselines adds each configured baseline, or the reason it cannot run.
 func (e *env) openBaselines(ctx context.Context, cfg Config, databaseURL string) error {
 	var db *sql.DB
@@ -161,6 +171,19 @@ func (e *env) openBaselines(ctx context.Context, cfg Config, databaseURL string)
 			} else {
 				impl.target = &selectForUpdate{table}
 			}
+		case BaselineGate:
+			et, ok := e.engineTarget()
+			if !ok {
+				impl.skip = "needs --target engine"
+				break
+			}
+			g, err := openGateTarget(ctx, cfg.RedisURL, cfg.BaselineConns, et)
+			if err != nil {
+				impl.skip = err.Error()
+				break
+			}
+			e.closers = append(e.closers, g.Close)
+			impl.target = g
 		case BaselineRedisLua:
 			r, err := openRedisLua(ctx, cfg.RedisURL, cfg.BaselineConns)
 			if err != nil {

@@ -84,6 +84,9 @@ type Row struct {
 	// Verify is stockd's audit of its whole books after the row.
 	Verify      string `json:"verify,omitempty"`
 	VerifyClean bool   `json:"verify_clean,omitempty"`
+	// PersistDrainSeconds is how long stockd-gate's persister took, after
+	// the load ended, to write every win to the database.
+	PersistDrainSeconds float64 `json:"persist_drain_seconds,omitempty"`
 
 	// Batches, BatchSizeMean and BatchMsMean describe the engine's batches
 	// during the row (engine target only): how many, how many commands

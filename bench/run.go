@@ -149,6 +149,9 @@ func runRow(ctx context.Context, cfg Config, env *env, impl implementation, w wo
 		return row
 	}
 	judge(&row, w, d, res, check)
+	if pd, ok := impl.target.(interface{ persistDrain() time.Duration }); ok {
+		row.PersistDrainSeconds = pd.persistDrain().Seconds()
+	}
 	if !impl.baseline {
 		row.Verify = verifySkipped
 		if v := env.verifier; v != nil && !cfg.SkipVerify {

@@ -147,16 +147,44 @@ func (e *Engine) Close() {
 // result with an error and never reaches storage. err is non-nil only for
 // failures that are not the caller's: storage unreachable, or ctx done.
 func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error) {
+	req, res, err := e.queue1(ctx, cmd)
+	if req == nil {
+		return res, err
+	}
+	return e.wait(ctx, req)
+}
+
+// SubmitAll is Submit of every command of cmds, queued one after another
+// in their order: one applier takes queued commands in order, so a batch
+// decides them in that order (the gate's persister needs its stream's
+// order). Several appliers may still commit consecutive batches at once.
+func (e *Engine) SubmitAll(ctx context.Context, cmds []stockd.Command) ([]stockd.Result, []error) {
+	results, errs := make([]stockd.Result, len(cmds)), make([]error, len(cmds))
+	reqs := make([]*request, len(cmds))
+	for i, cmd := range cmds {
+		reqs[i], results[i], errs[i] = e.queue1(ctx, cmd)
+	}
+	for i, req := range reqs {
+		if req != nil {
+			results[i], errs[i] = e.wait(ctx, req)
+		}
+	}
+	return results, errs
+}
+
+// queue1 normalizes and queues cmd; a nil request means the answer is
+// already known (bad input, halted, closed, overloaded).
+func (e *Engine) queue1(ctx context.Context, cmd stockd.Command) (*request, stockd.Result, error) {
 	if verr := cmd.Normalize(); verr != nil {
-		return stockd.Result{Err: verr}, nil
+		return nil, stockd.Result{Err: verr}, nil
 	}
 	if e.halted.Load() {
-		return stockd.Result{}, stockd.ErrHalted
+		return nil, stockd.Result{}, stockd.ErrHalted
 	}
 	req := &request{ctx: ctx, cmd: cmd, answer: make(chan answer, 1)}
 	select {
 	case <-e.stop:
-		return stockd.Result{}, errors.New("engine: closed")
+		return nil, stockd.Result{}, errors.New("engine: closed")
 	default:
 	}
 	if r, ok := cmd.Op.(*stockd.Reserve); ok {
@@ -164,8 +192,13 @@ func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result,
 	}
 	if !e.enqueue(req) {
 		e.cfg.Metrics.overloaded()
-		return stockd.Result{Err: stockd.Errorf(stockd.CodeOverloaded, "too many requests queued, retry later")}, nil
+		return nil, stockd.Result{Err: stockd.Errorf(stockd.CodeOverloaded, "too many requests queued, retry later")}, nil
 	}
+	return req, stockd.Result{}, nil
+}
+
+// wait returns req's answer, or ctx's error when ctx ends first.
+func (e *Engine) wait(ctx context.Context, req *request) (stockd.Result, error) {
 	select {
 	case a := <-req.answer:
 		return a.result, a.err

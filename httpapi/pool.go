@@ -26,6 +26,9 @@ type Pool struct {
 	EndsAt           *time.Time `json:"ends_at,omitempty"`
 	ClosedAt         *time.Time `json:"closed_at,omitempty"`
 	CreatedAt        time.Time  `json:"created_at"`
+	// Gate "redis" sends the campaign's reservations through the Redis
+	// gate (serve --redis-url).
+	Gate string `json:"gate,omitempty"`
 }
 
 // PoolList is a page of pools in name order.
@@ -42,6 +45,7 @@ type poolRequest struct {
 	FallbackToNormal bool       `json:"fallback_to_normal,omitempty"`
 	StartsAt         *time.Time `json:"starts_at,omitempty"`
 	EndsAt           *time.Time `json:"ends_at,omitempty"`
+	Gate             string     `json:"gate,omitempty"`
 }
 
 func (s *Server) createPool(w http.ResponseWriter, r *http.Request) {
@@ -49,9 +53,12 @@ func (s *Server) createPool(w http.ResponseWriter, r *http.Request) {
 	s.mutate(w, r, mutation{
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
+			if req.Gate != "" && s.gate == nil {
+				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "gate %q needs a Redis: this server runs without one (stockd serve --redis-url)", req.Gate)
+			}
 			op := &stockd.PoolCreate{Pool: stockd.Pool{
 				ID: req.Pool, Kind: req.Kind, Name: req.Name, FallbackToNormal: req.FallbackToNormal,
-				StartsAt: req.StartsAt, EndsAt: req.EndsAt,
+				StartsAt: req.StartsAt, EndsAt: req.EndsAt, Gate: req.Gate,
 			}}
 			return stockd.Command{Op: op}, nil
 		},

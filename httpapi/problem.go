@@ -84,6 +84,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeQuantityExceeded:      {http.StatusConflict, "Quantity exceeded"},
 	stockd.CodeDuplicateOrder:        {http.StatusConflict, "Duplicate order"},
 	stockd.CodeDuplicateReference:    {http.StatusConflict, "Duplicate reference"},
+	stockd.CodeGateClosed:            {http.StatusConflict, "Gate closed"},
 	// The caller went away before an answer was decided; 499 is not a
 	// registered status, and 503 tells a retrying client the truth: try
 	// again, with the same key.
@@ -91,6 +92,8 @@ var codeInfo = map[string]struct {
 	stockd.CodeTimeout:             {http.StatusServiceUnavailable, "Timeout"},
 	stockd.CodeDatabaseUnavailable: {http.StatusServiceUnavailable, "Database unavailable"},
 	stockd.CodeHalted:              {http.StatusServiceUnavailable, "Halted"},
+	stockd.CodeGateUnavailable:     {http.StatusServiceUnavailable, "Gate unavailable"},
+	stockd.CodeNotPersisted:        {http.StatusServiceUnavailable, "Reservation not persisted"},
 	stockd.CodeInternal:            {http.StatusInternalServerError, "Internal error"},
 	stockd.CodeUnknownDiscrepancy:  {http.StatusNotFound, "Unknown discrepancy"},
 	stockd.CodeDiscrepancyClosed:   {http.StatusConflict, "Discrepancy closed"},
@@ -105,6 +108,8 @@ var retryAfterSeconds = map[string]string{
 	stockd.CodeTimeout:             "1",
 	stockd.CodeDatabaseUnavailable: "2",
 	stockd.CodeHalted:              "60",
+	stockd.CodeGateUnavailable:     "1",
+	stockd.CodeNotPersisted:        "1",
 }
 
 // statusOf returns the HTTP status of an error code. A code missing from

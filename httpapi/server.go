@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/gate"
 	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/replenish/evaluate"
 	"github.com/stockd/stockd/store"
@@ -105,6 +106,9 @@ type Config struct {
 	// BusinessTimeZone decides the business days of replenishment: which
 	// day a sale counts for, and the date as_of names. Defaults to UTC.
 	BusinessTimeZone *time.Location
+	// Gate, when set, decides the reservations of pools that name the
+	// Redis gate (serve --redis-url). Nil refuses such pools.
+	Gate *gate.Gate
 }
 
 const (
@@ -132,6 +136,7 @@ type Server struct {
 	// counts compares physical counts (POST /v1/counts).
 	counts    *reconcile.Reconciler
 	evaluator *evaluate.Evaluator
+	gate      *gate.Gate
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -174,6 +179,7 @@ func NewServer(cfg Config) *Server {
 	}
 	s := &Server{
 		engine:    cfg.Engine,
+		gate:      cfg.Gate,
 		store:     cfg.Store,
 		logger:    cfg.Logger,
 		metrics:   newMetrics(cfg.Registerer),
@@ -217,6 +223,7 @@ func (s *Server) routes() []route {
 		s.alertRoutes(),
 		s.replenishmentRoutes(),
 		s.auditEventRoutes(),
+		s.gateRoutes(),
 	)
 }
 

@@ -50,5 +50,6 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 			return stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason}}, nil
 		},
 		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
+		submit: s.submitTransition,
 	})
 }

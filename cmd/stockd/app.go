@@ -11,9 +11,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/expiry"
+	"github.com/stockd/stockd/gate"
 	"github.com/stockd/stockd/httpapi"
 	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/relay"
@@ -32,6 +34,12 @@ type Main struct {
 	expiry *expiry.Worker
 	relay  *relayRun
 	alerts *alerts
+	gate   *gate.Gate
+	redis  *redis.Client
+	// stopGate ends the persister and the reconciler; gateDone closes
+	// when both returned.
+	stopGate context.CancelFunc
+	gateDone chan struct{}
 	// reconcile is nil when no pass is scheduled.
 	reconcile *reconcileLoop
 	server    *http.Server
@@ -109,7 +117,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
 		return err
 	}
+	if err := m.startGate(ctx); err != nil {
+		return err
+	}
 	handler := httpapi.NewServer(httpapi.Config{
+		Gate:   m.gate,
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
 		RequireKeys:              requireKeys,
 		KeyRequestsPerSecond:     m.Config.KeyRequestsPerSecond,
@@ -138,6 +150,42 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.served = make(chan error, 1)
 	go func() { m.served <- m.server.Serve(m.listener) }()
 	m.Logger.Info("stockd listening", "addr", m.Addr(), "database", redactURL(m.Config.DatabaseURL))
+	return nil
+}
+
+// startGate connects the gate's Redis when --redis-url is set, refuses
+// one that may evict keys, and starts the persister and the reconciler.
+func (m *Main) startGate(ctx context.Context) error {
+	if m.Config.RedisURL == "" {
+		return nil
+	}
+	opts, err := redis.ParseURL(m.Config.RedisURL)
+	if err != nil {
+		return fmt.Errorf("redis url: %w", err)
+	}
+	m.redis = redis.NewClient(opts)
+	check, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	warnings, err := gate.CheckConfig(check, m.redis, m.Config.GateAllowEviction)
+	if err != nil {
+		return fmt.Errorf("refusing to start: %w", err)
+	}
+	for _, w := range warnings {
+		m.Logger.Warn("gate: " + w)
+	}
+	m.gate = gate.New(gate.Config{Client: m.redis, Store: m.store, Engine: m.engine, Logger: m.Logger})
+	run, stop := context.WithCancel(context.Background())
+	m.stopGate, m.gateDone = stop, make(chan struct{})
+	go func() {
+		defer close(m.gateDone)
+		done := make(chan struct{})
+		go func() { defer close(done); m.gate.Reconciler(run, m.Config.GateReconcileInterval) }()
+		if err := m.gate.Persister(run); err != nil {
+			m.Logger.Error("gate: persister stopped", "err", err)
+		}
+		<-done
+	}()
+	m.Logger.Info("gate on", "redis", redactURL(m.Config.RedisURL))
 	return nil
 }
 
@@ -201,6 +249,15 @@ func (m *Main) Close() error {
 		m.reconcile.Stop()
 	}
 	m.alerts.stop()
+	if m.stopGate != nil {
+		m.stopGate()
+		<-m.gateDone
+	}
+	if m.redis != nil {
+		if err := m.redis.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close redis: %w", err))
+		}
+	}
 	if m.engine != nil {
 		m.engine.Close()
 	}

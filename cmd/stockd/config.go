@@ -55,6 +55,15 @@ type Config struct {
 	AlertDailyAt  string
 	AlertDebounce time.Duration
 	AlertInterval time.Duration
+	// RedisURL, when set, enables the gate of campaign pools that name
+	// it (package gate).
+	RedisURL string
+	// GateAllowEviction starts the gate on a Redis whose maxmemory-policy
+	// may evict keys: for tests only.
+	GateAllowEviction bool
+	// GateReconcileInterval is how often every gated campaign is
+	// reconciled.
+	GateReconcileInterval time.Duration
 }
 
 const (
@@ -101,6 +110,9 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.StringVar(&c.Environment, "environment", "", "the deployment's environment tag (production, staging, loadtest, …): the relay's subjects are stockd.<environment>.<type>.<sku>, every alert message carries it and only alert sinks of this environment are sent to; required with --nats-url or --alert-sinks (env STOCKD_ENVIRONMENT)")
 	bindBusinessTimeZoneFlag(fs, c)
 	bindAlertFlags(fs, c)
+	fs.StringVar(&c.RedisURL, "redis-url", "", "redis://… of the flash-sale gate for campaign pools with gate redis; empty switches the gate off (env STOCKD_REDIS_URL)")
+	fs.BoolVar(&c.GateAllowEviction, "gate-allow-eviction", false, "start the gate on a Redis whose maxmemory-policy is not noeviction; tests only (env STOCKD_GATE_ALLOW_EVICTION)")
+	fs.DurationVar(&c.GateReconcileInterval, "gate-reconcile-interval", 5*time.Minute, "how often the gate's Redis is compared with the database (env STOCKD_GATE_RECONCILE_INTERVAL)")
 }
 
 // bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
@@ -192,6 +204,9 @@ func (c *Config) validate() error {
 	}
 	if math.IsNaN(c.UnauthenticatedLookupsPerSecond) || math.IsInf(c.UnauthenticatedLookupsPerSecond, 0) {
 		return fmt.Errorf("unauthenticated lookups per second %v: want a finite number", c.UnauthenticatedLookupsPerSecond)
+	}
+	if c.RedisURL != "" && (c.GateReconcileInterval < time.Second || c.GateReconcileInterval > 24*time.Hour) {
+		return fmt.Errorf("gate reconcile interval %v: want 1s to 24h", c.GateReconcileInterval)
 	}
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
