@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/stockd/stockd/dashboard"
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/httpapi"
@@ -85,7 +86,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
 	})
 	m.expiry.Start()
-	handler := httpapi.NewServer(httpapi.Config{
+	api := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
 		RequireKeys:              requireKeys,
 		KeyRequestsPerSecond:     m.Config.KeyRequestsPerSecond,
@@ -97,6 +98,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		RequestTimeout:                  m.Config.RequestTimeout,
 		WriteHealth:                     m.writeHealth,
 	})
+	handler := dashboard.Mount(api, dashboard.New(dashboard.Config{
+		Store: m.store, RequireKeys: requireKeys, Gatherer: reg, Logger: m.Logger,
+	}))
 	m.listener, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
