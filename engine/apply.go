@@ -146,6 +146,9 @@ func (e *Engine) applyPart(ctx context.Context, cmds []stockd.Command, answers [
 		e.applyPart(ctx, cmds[:half], answers[:half])
 		e.applyPart(ctx, cmds[half:], answers[half:])
 	case splittable(err):
+		if errors.Is(err, store.ErrRejected) {
+			e.cfg.Metrics.refused()
+		}
 		var stack []byte
 		var wp *writePanic
 		if errors.As(err, &wp) {
@@ -198,10 +201,12 @@ func (e *Engine) applyOnce(ctx context.Context, cmds []stockd.Command) (results 
 			err = fmt.Errorf("rollback: %w", rerr)
 		}
 	}()
+	readStart := time.Now()
 	state, err := e.read(ctx, tx, cmds)
 	if err != nil {
 		return nil, err
 	}
+	e.cfg.Metrics.locked(time.Since(readStart))
 	results = make([]stockd.Result, len(cmds))
 	for i := range cmds {
 		if err := e.decide(state, cmds, i, &results[i]); err != nil {

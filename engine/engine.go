@@ -127,6 +127,7 @@ func New(cfg Config) *Engine {
 		perSKU:  newPerSKU(cfg.QueuePerSKUMax),
 		stop:    make(chan struct{}),
 	}
+	cfg.Metrics.watchQueue(func() int { return len(e.queue) })
 	for range cfg.Appliers {
 		e.wg.Add(1)
 		go e.run()

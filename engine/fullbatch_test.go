@@ -62,6 +62,9 @@ func TestStampedeFullBatches(t *testing.T) {
 					queued = e.Queued()
 					time.Sleep(20 * time.Millisecond)
 				}
+				if got := gaugeValue(t, reg, "stockd_engine_queue_length"); got != float64(e.Queued()) || got == 0 {
+					t.Errorf("queue length gauge %v, want the %d queued", got, e.Queued())
+				}
 				close(gated.gate)
 				if problems := <-done; len(problems) > 0 {
 					t.Fatalf("round %d, stock %d: %v", round, stock, problems)
@@ -95,5 +98,21 @@ func batchesAbove(t *testing.T, reg *prometheus.Registry, size float64) uint64 {
 		return h.GetSampleCount() - atMost
 	}
 	t.Fatal("no stockd_batch_commands metric")
+	return 0
+}
+
+// gaugeValue reads an unlabelled gauge.
+func gaugeValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
 	return 0
 }

@@ -130,6 +130,9 @@ func TestRefusedWriteFailsOnlyItsCommand(t *testing.T) {
 				if got := counterValue(t, reg, "stockd_engine_incidents_total"); got != 1 {
 					t.Errorf("incidents %v, want 1", got)
 				}
+				if got := counterValue(t, reg, "stockd_database_refusals_total"); got != 1 {
+					t.Errorf("database refusals %v, want 1: the poisoned receipt", got)
+				}
 				if counterValue(t, reg, "stockd_batch_splits_total") == 0 {
 					t.Error("no batch was split: the poisoned receipt did not share a batch")
 				}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,6 +18,10 @@ type Metrics struct {
 	incidentsTotal  prometheus.Counter
 	splitsTotal     prometheus.Counter
 	halted          prometheus.Gauge
+	lockDuration    prometheus.Histogram
+	refusalsTotal   prometheus.Counter
+	// queueLength reads the engine's queue for the queue depth gauge.
+	queueLength atomic.Pointer[func() int]
 }
 
 // NewMetrics registers the engine's metrics with reg.
@@ -40,10 +45,42 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Batches split in halves to isolate a command the database refused."}),
 		halted: prometheus.NewGauge(prometheus.GaugeOpts{Name: "stockd_engine_halted",
 			Help: "1 once the engine stopped on a broken invariant of the books."}),
+		lockDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "stockd_batch_lock_seconds", Help: "Time to lock and read one batch's rows, waiting for other transactions' locks included.",
+			Buckets: prometheus.ExponentialBuckets(0.00005, 2, 16),
+		}),
+		refusalsTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_database_refusals_total",
+			Help: "Commands whose write the database refused (a CHECK such as no negative counter): its last line of defence caught what the decision let through. Must stay 0."}),
 	}
+	queued := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stockd_engine_queue_length",
+		Help: "Commands queued for a batch, not yet applied."}, func() float64 {
+		if f := m.queueLength.Load(); f != nil {
+			return float64((*f)())
+		}
+		return 0
+	})
 	reg.MustRegister(m.batchSize, m.batchDuration, m.batchFailures, m.batchRetries, m.overloadedTotal, m.soldOutTotal,
-		m.incidentsTotal, m.splitsTotal, m.halted)
+		m.incidentsTotal, m.splitsTotal, m.halted, m.lockDuration, m.refusalsTotal, queued)
 	return m
+}
+
+// watchQueue makes the queue depth gauge read length.
+func (m *Metrics) watchQueue(length func() int) {
+	if m != nil {
+		m.queueLength.Store(&length)
+	}
+}
+
+func (m *Metrics) locked(d time.Duration) {
+	if m != nil {
+		m.lockDuration.Observe(d.Seconds())
+	}
+}
+
+func (m *Metrics) refused() {
+	if m != nil {
+		m.refusalsTotal.Inc()
+	}
 }
 
 func (m *Metrics) batch(size int, d time.Duration, err error) {

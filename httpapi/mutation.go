@@ -19,6 +19,9 @@ type mutation struct {
 	command func() (stockd.Command, *stockd.Error)
 	// answer renders a successful result.
 	answer func(stockd.Result) any
+	// observe, when set, sees every result the engine gave, refusals and
+	// replays included, for metrics of the operation's own.
+	observe func(stockd.Command, stockd.Result)
 }
 
 // objectOut renders an operation's answer (Result.Object, the domain's
@@ -109,6 +112,9 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 	if submitErr != nil {
 		s.failure(w, r, submitErr)
 		return
+	}
+	if m.observe != nil {
+		m.observe(cmd, result)
 	}
 	if result.Replayed {
 		w.Header().Set(headerReplayed, "true")

@@ -120,6 +120,9 @@ func (s *Server) createReservation(w http.ResponseWriter, r *http.Request) {
 			return stockd.Command{Op: reserve}, nil
 		},
 		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
+		observe: func(cmd stockd.Command, res stockd.Result) {
+			s.metrics.observeReservation(cmd.Op.(*stockd.Reserve), res)
+		},
 	})
 }
 

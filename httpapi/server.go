@@ -242,7 +242,7 @@ func (s *Server) instrument(operation string, h http.HandlerFunc) http.Handler {
 					writeProblem(rec, internalError())
 				}
 			}
-			s.metrics.observe(operation, rec.outcome(), time.Since(start))
+			s.metrics.observe(operation, rec, time.Since(start))
 		}()
 		h(rec, r)
 	})
@@ -339,12 +339,14 @@ type recorder struct {
 	http.ResponseWriter
 	status      int
 	code        string // error code of a problem answer
+	replayed    bool   // answered from a stored answer
 	wroteHeader bool
 }
 
 func (rec *recorder) WriteHeader(status int) {
 	if !rec.wroteHeader {
 		rec.status, rec.wroteHeader = status, true
+		rec.replayed = rec.Header().Get(headerReplayed) == "true"
 	}
 	rec.ResponseWriter.WriteHeader(status)
 }

@@ -74,6 +74,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.halted = make(chan error, 1)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if pooled, ok := m.store.(interface{ Collector() prometheus.Collector }); ok {
+		reg.MustRegister(pooled.Collector())
+	}
 	m.engine = engine.New(engine.Config{
 		Store:        m.store,
 		Appliers:     m.appliers(),

@@ -26,7 +26,7 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
-	root.AddCommand(newKeysCommand(), newReplenishCommand())
+	root.AddCommand(newKeysCommand(), newReplenishCommand(), newImportCommand(), newExportCommand())
 	return root
 }
 

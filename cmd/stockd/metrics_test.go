@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stockd/stockd/store/postgres/pgtest"
+)
+
+// promtoolRequiredEnv makes TestMetricsExposed fail rather than skip its
+// lint when promtool is missing (CI installs it).
+const promtoolRequiredEnv = "STOCKD_TEST_PROMTOOL"
+
+// TestMetricsExposed runs a server on each database, sends the requests
+// whose outcomes the metrics tell apart, and checks that /metrics carries
+// every series the shipped alert rules and dashboard name, the pool's
+// among them, and that promtool finds nothing to lint.
+func TestMetricsExposed(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		url  func(t *testing.T) string
+		pool string
+	}{
+		{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "stockd.db") }, `go_sql_open_connections{db_name="sqlite_writer"}`},
+		{"postgres", func(t *testing.T) string { return pgtest.NewDatabaseURL(t) }, `stockd_db_pool_connections{state="acquired"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := startDrillServer(t, c.url(t))
+			d.must("POST", "/v1/skus", "sku", `{"sku":"A"}`, 201)
+			d.must("POST", "/v1/receipts", "rcv", `{"sku":"A","quantity":2}`, 200)
+			d.must("POST", "/v1/reservations", "won", `{"lines":[{"sku":"A","quantity":2}]}`, 201)
+			d.must("POST", "/v1/reservations", "won", `{"lines":[{"sku":"A","quantity":2}]}`, 201)
+			d.must("POST", "/v1/reservations", "won", `{"lines":[{"sku":"A","quantity":1}]}`, 422)
+			d.must("POST", "/v1/reservations", "short", `{"lines":[{"sku":"A","quantity":1}]}`, 409)
+			exposed := d.must("GET", "/metrics", "", "", 200).body
+			if !strings.Contains(exposed, c.pool) {
+				t.Errorf("no %s in /metrics", c.pool)
+			}
+			for _, want := range []string{
+				`stockd_reservations_total{outcome="won",pool="normal"} 1`,
+				`stockd_reservations_total{outcome="replayed",pool="normal"} 1`,
+				`stockd_reservations_total{outcome="insufficient",pool="normal"} 1`,
+				`stockd_idempotent_replays_total{operation="reservation_create"} 1`,
+				`stockd_idempotency_key_conflicts_total{operation="reservation_create"} 1`,
+				`stockd_database_refusals_total 0`,
+			} {
+				if !strings.Contains(exposed, want+"\n") {
+					t.Errorf("/metrics lacks %s", want)
+				}
+			}
+			for _, name := range shippedSeries(t) {
+				if strings.HasPrefix(name, "stockd_db_pool_") && c.name != "postgres" {
+					continue
+				}
+				if !regexp.MustCompile(`(?m)^` + name + `[{ ]`).MatchString(exposed) {
+					t.Errorf("%s is named by deploy/ but not exposed", name)
+				}
+			}
+			lint(t, exposed)
+		})
+	}
+}
+
+// shippedSeries are the series the alert rules and the dashboard query.
+func shippedSeries(t *testing.T) []string {
+	t.Helper()
+	var names []string
+	for _, f := range []string{"../../deploy/prometheus/alerts.yml", "../../deploy/grafana/stockd.json"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range regexp.MustCompile(`stockd_[a-z_]+`).FindAllString(string(b), -1) {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) < 10 {
+		t.Fatalf("only %d series found in deploy/: %v", len(names), names)
+	}
+	return names
+}
+
+// lint runs promtool check metrics over the exposition.
+func lint(t *testing.T, exposed string) {
+	t.Helper()
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv(promtoolRequiredEnv) != "" {
+			t.Fatalf("promtool not found and %s is set", promtoolRequiredEnv)
+		}
+		t.Log("promtool not found (apt-get install prometheus): metrics lint skipped")
+		return
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = strings.NewReader(exposed)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out.String())
+	}
+}
