@@ -63,3 +63,36 @@ func DailyDemand(buckets []SalesBucket, bounds []time.Time) []int64 {
 	}
 	return out
 }
+
+// DemandDay is one imported day of a SKU's demand: units sold on a
+// business date (YYYY-MM-DD in the business time zone) before the ledger
+// knew the SKU. The computation adds it to the ledger's sales of that day.
+type DemandDay struct {
+	SKU      string `json:"sku"`
+	Date     string `json:"date"`
+	Quantity int64  `json:"quantity"`
+}
+
+// DateLayout is the layout of a business date.
+const DateLayout = time.DateOnly
+
+// DemandHistoryRowsMax bounds the rows of one import request (and one
+// store write): 500 rows of the longest SKU ids still fit in a body of
+// BodySizeMax; stockd import demand sends a file in requests of this many.
+const DemandHistoryRowsMax = 500
+
+// ValidDemandDay checks one row: a valid SKU id, a real calendar date of a
+// year from TimeYearMin to TimeYearMax, and a quantity from 0 to
+// QuantityMax (a day without sales is a zero worth importing).
+func ValidDemandDay(d DemandDay) *Error {
+	if !ValidIdentifier(d.SKU) {
+		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if t, err := time.Parse(DateLayout, d.Date); err != nil || t.Format(DateLayout) != d.Date || t.Year() < TimeYearMin {
+		return InvalidField("date", "must be a date YYYY-MM-DD")
+	}
+	if d.Quantity < 0 || d.Quantity > QuantityMax {
+		return InvalidField("quantity", "must be an integer from 0 to %d", QuantityMax)
+	}
+	return nil
+}

@@ -35,6 +35,9 @@ var fuzzDocTypes = map[string]func() any{
 	DocPurchaseOrder: func() any { return &PurchaseOrderDoc{} },
 	DocApproval:      func() any { return &Approval{} },
 	DocSettings:      func() any { return &Settings{} },
+
+	DocReplenishment:         func() any { return &ReplenishmentSettings{} },
+	DocReplenishmentDefaults: func() any { return &ReplenishmentDefaults{} },
 }
 
 func fuzzCheckDocument(d Document) error {

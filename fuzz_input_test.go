@@ -3,6 +3,7 @@ package stockd
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 )
@@ -271,7 +272,17 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 			t := fuzzPick(in, fuzzThresholds)
 			u.ApprovalThreshold = &t
 		}
+		if in.bool() {
+			u.Replenishment = fuzzReplenishment(in)
+		}
 		c.Op = u
+	case KindReplenishmentDefaultsUpdate:
+		d := ReplenishmentDefaults{ReplenishmentSettings: fuzzReplenishment(in)}
+		if in.bool() {
+			sd := fuzzPick(in, fuzzColdStartStddevs)
+			d.ColdStartStddevDaily = &sd
+		}
+		c.Op = &ReplenishmentDefaultsUpdate{Defaults: d}
 	case KindExtend:
 		c.Op = &Extend{ReservationID: st.pickID(in, st.reservationIDs), TTL: fuzzPick(in, fuzzTTLs)}
 	case KindApprove, KindReject:
@@ -299,4 +310,39 @@ func (st *fuzzStore) pickID(in *fuzzInput, known []string) string {
 		return "nope"
 	}
 	return fmt.Sprintf("id%d", st.ids+1+int(b/8)%3)
+}
+
+// Replenishment settings at, inside and beyond their bounds.
+var (
+	fuzzServiceLevels    = []float64{0.95, 0.5, 0.999, 0.49, 1, math.NaN()}
+	fuzzLeadTimes        = []float64{7, 0, 365, -1, 366, math.Inf(1)}
+	fuzzCoverDays        = []int{30, 1, 730, 0, 731}
+	fuzzMultiples        = []int64{50, 1, QuantityMax, 0, -1}
+	fuzzColdStartStddevs = []float64{1, 0, -1, math.NaN()}
+	fuzzCategories       = []string{"shoes", "", "bad\x00"}
+)
+
+func fuzzReplenishment(in *fuzzInput) ReplenishmentSettings {
+	var r ReplenishmentSettings
+	if in.bool() {
+		v := fuzzPick(in, fuzzServiceLevels)
+		r.ServiceLevel = &v
+	}
+	if in.bool() {
+		v := fuzzPick(in, fuzzLeadTimes)
+		r.LeadTimeDays = &v
+	}
+	if in.bool() {
+		v := fuzzPick(in, fuzzCoverDays)
+		r.CoverDays = &v
+	}
+	if in.bool() {
+		v := fuzzPick(in, fuzzMultiples)
+		r.OrderMultiple = &v
+	}
+	if in.bool() {
+		v := fuzzPick(in, fuzzCategories)
+		r.Category = &v
+	}
+	return r
 }

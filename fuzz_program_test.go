@@ -137,7 +137,7 @@ func fuzzSeeds() [][]byte {
 		cmd(KindSKUCreate, none).of(fuzzSKUs, "d").text("ref").raw(0).of(fuzzDeductions, none).raw(0).flag(false).
 		cmd(KindLocationCreate, none).of(fuzzLocations, "w3").text(none).raw(3).flag(false).
 		cmd(KindLocationUpdate, none).of(fuzzLocations, "w2").flag(false).flag(true).raw(0).flag(true).flag(false).
-		cmd(KindSKUUpdate, none).of(fuzzSKUs, "b").flag(true).text("é").flag(false).flag(true).raw(2).
+		cmd(KindSKUUpdate, none).of(fuzzSKUs, "b").flag(true).text("é").flag(false).flag(true).raw(2).flag(false).
 		cmd(KindAdjust, "alice").pos("b", none, none).of(fuzzReasons, ReasonFound).text(none).flag(false).small(8).flag(false).
 		batch(time.Minute, 2).
 		cmd(KindApprove, "alice").known(0).

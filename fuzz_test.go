@@ -116,7 +116,7 @@ var fuzzKinds = []CommandKind{
 	KindTransfer, KindTransferReceipt, KindTransferCancel,
 	KindReturn, KindQuarantineRelease, KindQuarantineScrap, KindMove, KindShipment,
 	KindLimitSet, KindBundleCreate, KindLocationUpdate, KindSKUUpdate, KindApprove, KindReject,
-	KindExtend,
+	KindExtend, KindReplenishmentDefaultsUpdate,
 }
 
 // decide applies cmds to s, failing the test on a panic with what it

@@ -88,6 +88,9 @@ type SKUUpdate struct {
 	Name              *string
 	Deduction         *string
 	ApprovalThreshold *int64
+	// Replenishment changes the SKU's replenishment settings (the
+	// DocReplenishment document): the fields it sets replace the SKU's.
+	Replenishment ReplenishmentSettings
 }
 
 func (u *SKUUpdate) Kind() CommandKind { return KindSKUUpdate }
@@ -97,15 +100,18 @@ func (u *SKUUpdate) Kind() CommandKind { return KindSKUUpdate }
 // adjustment of the SKU.
 func (u *SKUUpdate) Touches(t *Touches) {
 	t.SKUs = append(t.SKUs, u.ID)
-	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: "sku:" + u.ID})
+	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: "sku:" + u.ID}, DocKey{Kind: DocReplenishment, ID: u.ID})
 }
 
 func (u *SKUUpdate) normalize() *Error {
 	if !ValidIdentifier(u.ID) {
 		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
 	}
-	if u.Name == nil && u.Deduction == nil && u.ApprovalThreshold == nil {
-		return Errorf(CodeUnprocessable, "give at least one of name, deduction, approval_threshold")
+	if u.Name == nil && u.Deduction == nil && u.ApprovalThreshold == nil && u.Replenishment.empty() {
+		return Errorf(CodeUnprocessable, "give at least one of name, deduction, approval_threshold or a replenishment setting")
+	}
+	if err := u.Replenishment.normalize(); err != nil {
+		return err
 	}
 	if u.Name != nil {
 		if err := validText("name", *u.Name, NameLengthMax, false); err != nil {
@@ -142,5 +148,13 @@ func (u *SKUUpdate) decide(s *BatchState, c *Command) Result {
 	s.SKUs[u.ID] = sku
 	s.skusDirty[u.ID] = true
 	s.settingsChanged("sku:" + u.ID)
-	return Result{SKU: &sku}
+	// The answer carries the SKU's replenishment settings whatever changed,
+	// so that one PATCH answer shows the whole of the SKU's settings.
+	var settings ReplenishmentSettings
+	s.docGet(DocReplenishment, u.ID, &settings)
+	if !u.Replenishment.empty() {
+		settings.merge(u.Replenishment)
+		s.docPut(DocReplenishment, u.ID, settings)
+	}
+	return Result{SKU: &sku, Object: objectOf(settings)}
 }

@@ -53,6 +53,9 @@ type Config struct {
 	// (reservations per second, p99). May be nil: the overview then shows
 	// counts from the store only.
 	Gatherer prometheus.Gatherer
+	// BusinessTimeZone decides the business days of the replenishment
+	// figures, as httpapi.Config.BusinessTimeZone does. Defaults to UTC.
+	BusinessTimeZone *time.Location
 	// Logger defaults to slog.Default().
 	Logger *slog.Logger
 	// Now defaults to time.Now.
@@ -63,6 +66,7 @@ type Config struct {
 type Handler struct {
 	store       store.Store
 	requireKeys bool
+	zone        *time.Location
 	logger      *slog.Logger
 	now         func() time.Time
 	sessions    *sessions
@@ -92,9 +96,13 @@ func New(cfg Config) *Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.BusinessTimeZone == nil {
+		cfg.BusinessTimeZone = time.UTC
+	}
 	h := &Handler{
 		store:       cfg.Store,
 		requireKeys: cfg.RequireKeys,
+		zone:        cfg.BusinessTimeZone,
 		logger:      cfg.Logger,
 		now:         cfg.Now,
 		sessions:    newSessions(),

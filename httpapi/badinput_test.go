@@ -413,5 +413,12 @@ func readBadRequests() []readBadRequest {
 		{"/v1/ledger?sku=NOPE", "unknown_sku"},
 		{"/v1/events?limit=100000", "invalid_input"},
 		{"/v1/nothing", "not_found"},
+		{"/v1/replenishment/NOPE", "unknown_sku"},
+		{"/v1/replenishment/A?as_of=2026-02-29", "invalid_input"},
+		{"/v1/replenishment/A?as_of=20260101", "invalid_input"},
+		{"/v1/replenishment/A?status=ok", "invalid_input"},
+		{"/v1/replenishment?status=red", "invalid_input"},
+		{"/v1/replenishment?limit=1000", "invalid_input"},
+		{"/v1/settings/replenishment?sku=A", "invalid_input"},
 	}
 }

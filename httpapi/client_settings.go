@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+
+	"github.com/stockd/stockd"
 )
 
 // UpdateLocationParams are the arguments of Client.UpdateLocation; a nil
@@ -35,6 +37,8 @@ type UpdateSKUParams struct {
 	Name              *string
 	Deduction         *string
 	ApprovalThreshold *int64
+	// Replenishment changes the replenishment settings it sets.
+	Replenishment stockd.ReplenishmentSettings
 }
 
 // UpdateSKU changes a SKU's settings.
@@ -42,7 +46,7 @@ func (c *Client) UpdateSKU(ctx context.Context, p UpdateSKUParams) (SKU, error) 
 	var out SKU
 	replayed, err := c.do(ctx, call{
 		method: http.MethodPatch, path: "/v1/skus/" + url.PathEscape(p.SKU), key: keyOrRandom(p.IdempotencyKey),
-		body: skuUpdateRequest{Name: p.Name, Deduction: p.Deduction, ApprovalThreshold: p.ApprovalThreshold}, out: &out,
+		body: skuUpdateRequest{Name: p.Name, Deduction: p.Deduction, ApprovalThreshold: p.ApprovalThreshold, ReplenishmentSettings: p.Replenishment}, out: &out,
 	})
 	out.Replayed = replayed
 	return out, err

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/stockd/stockd"
@@ -280,7 +281,7 @@ func repeatedKey(body []byte) (string, bool) {
 func decodeError(err error) *stockd.Error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) && typeErr.Field != "" {
-		return stockd.InvalidField(typeErr.Field, "must be %s, not %s", jsonTypeName(typeErr.Type.String()), typeErr.Value)
+		return stockd.InvalidField(jsonFieldPath(typeErr.Field), "must be %s, not %s", jsonTypeName(typeErr.Type.String()), typeErr.Value)
 	}
 	if errors.As(err, &typeErr) {
 		return stockd.Errorf(stockd.CodeInvalidJSON, "body must be a JSON object, not %s", typeErr.Value)
@@ -295,11 +296,27 @@ func decodeError(err error) *stockd.Error {
 	return stockd.Errorf(stockd.CodeInvalidJSON, "%s", trimJSONPrefix(err.Error()))
 }
 
+// jsonFieldPath drops from a decoder's field path the Go names of the
+// embedded structs a field came through ("ReplenishmentSettings.review_days"):
+// the caller knows the JSON names only, which in this API are lower case.
+func jsonFieldPath(path string) string {
+	parts := strings.Split(path, ".")
+	kept := parts[:0]
+	for _, p := range parts {
+		if p != "" && !unicode.IsUpper(rune(p[0])) {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, ".")
+}
+
 // jsonTypeName names a Go type the way a JSON caller thinks of it.
 func jsonTypeName(goType string) string {
 	switch goType {
 	case "int64", "*int64", "int", "*int":
 		return "an integer"
+	case "float64", "*float64":
+		return "a number"
 	case "bool", "*bool":
 		return "true or false"
 	case "string", "*string":

@@ -184,6 +184,27 @@ func (f faultyStore) KeyRevoke(ctx context.Context, p store.KeyRevokeParams) (st
 	return f.Store.KeyRevoke(ctx, p)
 }
 
+func (f faultyStore) LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.LedgerSales(ctx, sku, from, to)
+}
+
+func (f faultyStore) DemandHistoryPut(ctx context.Context, p store.DemandHistoryPutParams) error {
+	if err := injected(ctx); err != nil {
+		return err
+	}
+	return f.Store.DemandHistoryPut(ctx, p)
+}
+
+func (f faultyStore) DemandHistoryList(ctx context.Context, p store.DemandHistoryListParams) ([]stockd.DemandDay, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.DemandHistoryList(ctx, p)
+}
+
 // clock is the engine's clock, which a test moves forward to expire
 // reservations without sleeping.
 type clock struct {
@@ -201,4 +222,32 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.offset += d
+}
+
+func (f faultyStore) AlertGet(ctx context.Context, id int64) (stockd.Alert, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Alert{}, err
+	}
+	return f.Store.AlertGet(ctx, id)
+}
+
+func (f faultyStore) AlertList(ctx context.Context, p store.AlertListParams) ([]stockd.Alert, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.AlertList(ctx, p)
+}
+
+func (f faultyStore) AlertAck(ctx context.Context, p store.AlertAckParams) (stockd.Alert, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Alert{}, err
+	}
+	return f.Store.AlertAck(ctx, p)
+}
+
+func (f faultyStore) AlertDeliveryList(ctx context.Context, alertID int64) ([]stockd.AlertDelivery, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.AlertDeliveryList(ctx, alertID)
 }

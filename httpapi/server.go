@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/replenish/evaluate"
 	"github.com/stockd/stockd/store"
 )
 
@@ -97,6 +98,9 @@ type Config struct {
 	// Now is the clock of keys, audit events and rate limits. Defaults to
 	// time.Now.
 	Now func() time.Time
+	// BusinessTimeZone decides the business days of replenishment: which
+	// day a sale counts for, and the date as_of names. Defaults to UTC.
+	BusinessTimeZone *time.Location
 }
 
 const (
@@ -121,6 +125,7 @@ type Server struct {
 	skuLimits      *limiterSet
 	requestTimeout time.Duration
 	health         *healthProbe
+	evaluator      *evaluate.Evaluator
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -174,6 +179,7 @@ func NewServer(cfg Config) *Server {
 
 		requestTimeout: cfg.RequestTimeout,
 		health:         newHealthProbe(cfg),
+		evaluator:      &evaluate.Evaluator{Store: cfg.Store, Zone: cfg.BusinessTimeZone},
 	}
 	for _, rt := range s.routes() {
 		if rt.scope != "" {
@@ -200,6 +206,8 @@ func (s *Server) routes() []route {
 		s.bundleRoutes(), s.purchaseLimitRoutes(),
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
+		s.alertRoutes(),
+		s.replenishmentRoutes(),
 	)
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/stockd/stockd"
@@ -23,6 +24,8 @@ type skuUpdateRequest struct {
 	Name              *string `json:"name,omitempty"`
 	Deduction         *string `json:"deduction,omitempty"`
 	ApprovalThreshold *int64  `json:"approval_threshold,omitempty"`
+	// The replenishment settings sit beside the others, flat.
+	stockd.ReplenishmentSettings
 }
 
 func (s *Server) updateLocation(w http.ResponseWriter, r *http.Request) {
@@ -57,9 +60,21 @@ func (s *Server) updateSKU(w http.ResponseWriter, r *http.Request) {
 			if verr != nil {
 				return stockd.Command{}, verr
 			}
-			op := &stockd.SKUUpdate{ID: id, Name: req.Name, Deduction: req.Deduction, ApprovalThreshold: req.ApprovalThreshold}
+			op := &stockd.SKUUpdate{ID: id, Name: req.Name, Deduction: req.Deduction, ApprovalThreshold: req.ApprovalThreshold,
+				Replenishment: req.ReplenishmentSettings}
 			return stockd.Command{Op: op}, nil
 		},
-		answer: func(res stockd.Result) any { return skuOut(*res.SKU) },
+		answer: func(res stockd.Result) any {
+			out := skuOut(*res.SKU)
+			out.Replenishment = &stockd.ReplenishmentSettings{}
+			// Answers stored before the SKU's settings were part of them
+			// carry no object.
+			if len(res.Object) > 0 {
+				if err := json.Unmarshal(res.Object, out.Replenishment); err != nil {
+					panic("httpapi: sku_update answer not decodable: " + err.Error())
+				}
+			}
+			return out
+		},
 	})
 }

@@ -60,6 +60,10 @@ type SKU struct {
 	// Bundle is true for a bundle SKU: it holds no stock of its own.
 	Bundle    bool      `json:"bundle"`
 	CreatedAt time.Time `json:"created_at"`
+	// Replenishment is the SKU's own replenishment settings (those it
+	// leaves out take the deployment's defaults), on the answers about one
+	// SKU: GET /v1/skus/{sku} and PATCH.
+	Replenishment *stockd.ReplenishmentSettings `json:"replenishment,omitempty"`
 	// Replayed is set by Client when the answer is the stored answer of an
 	// earlier request with the same idempotency key; never on the wire.
 	Replayed bool `json:"-"`
@@ -116,5 +120,12 @@ func (s *Server) getSKU(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, skuOut(sku))
+	out := skuOut(sku)
+	settings, err := s.skuReplenishmentSettings(r.Context(), id)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	out.Replenishment = &settings
+	writeJSON(w, http.StatusOK, out)
 }

@@ -116,6 +116,133 @@ type Store interface {
 	// revocation time stays), and returns it; an unknown id is an error
 	// wrapping stockd.ErrNotFound.
 	KeyRevoke(ctx context.Context, p KeyRevokeParams) (stockd.APIKey, error)
+
+	// Imported demand (stockd.DemandDay) is written outside batches too: it
+	// changes no stock, only what the replenishment computation reads.
+
+	// DemandHistoryPut stores rows (at most stockd.DemandHistoryRowsMax,
+	// each (SKU, date) at most once, SKUs that exist) in one statement: all
+	// of them or none. A row replaces the one imported before for its SKU
+	// and date.
+	DemandHistoryPut(ctx context.Context, p DemandHistoryPutParams) error
+	// DemandHistoryList returns the imported demand of p.SKU on the dates
+	// from p.From to p.To inclusive (YYYY-MM-DD), by date; the span is at
+	// most stockd.DemandDaysMax days.
+	DemandHistoryList(ctx context.Context, p DemandHistoryListParams) ([]stockd.DemandDay, error)
+
+	// Alerts (package alert) are written outside batches too: they change
+	// no stock, and the worker that writes them follows the books.
+
+	// AlertOpenGet returns the open alert of sku, or an error wrapping
+	// stockd.ErrNotFound.
+	AlertOpenGet(ctx context.Context, sku string) (stockd.Alert, error)
+	// AlertGet returns one alert, or an error wrapping stockd.ErrNotFound.
+	AlertGet(ctx context.Context, id int64) (stockd.Alert, error)
+	// AlertList returns alerts with ID > p.After in ID order that match
+	// every filter p sets, at most p.Limit (stockd.PageSizeDefault when
+	// zero, never above stockd.PageSizeMax).
+	AlertList(ctx context.Context, p AlertListParams) ([]stockd.Alert, error)
+	// AlertNoticeList returns the notices of one business date, of sku
+	// unless it is empty, by SKU, level, tier and kind, at most
+	// stockd.PageSizeMax.
+	AlertNoticeList(ctx context.Context, businessDate, sku string) ([]stockd.AlertNotice, error)
+	// AlertWrite applies one decision of the alert worker in one
+	// transaction: it resolves p.Resolve, saves p.Save (inserted when its ID
+	// is 0) and inserts those of p.Notices not already stored (the dedup).
+	// Each alert is written only over the Version it was read at; when
+	// another write came first nothing is written and the error wraps
+	// stockd.ErrAlertChanged.
+	AlertWrite(ctx context.Context, p AlertWriteParams) (AlertWriteResult, error)
+	// AlertAck acknowledges an alert (stockd.Alert.Acknowledged: the first
+	// acknowledgement stands) and returns it; an unknown id is an error
+	// wrapping stockd.ErrNotFound.
+	AlertAck(ctx context.Context, p AlertAckParams) (stockd.Alert, error)
+	// AlertDeliveryInsert appends one attempt to the delivery log.
+	AlertDeliveryInsert(ctx context.Context, d stockd.AlertDelivery) error
+	// AlertDeliveryList returns the delivery log of one alert by id, at
+	// most stockd.PageSizeMax.
+	AlertDeliveryList(ctx context.Context, alertID int64) ([]stockd.AlertDelivery, error)
+	// AlertCursorGet returns the ledger Seq the alert worker has evaluated
+	// up to, 0 before its first pass; AlertCursorSet stores it.
+	AlertCursorGet(ctx context.Context) (int64, error)
+	AlertCursorSet(ctx context.Context, seq int64) error
+	// AlertDigestMark records that the digest of businessDate goes out at
+	// at, and reports whether this call recorded it (false: it was already).
+	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
+}
+
+// AlertListParams selects a page of alerts; empty filters match all.
+type AlertListParams struct {
+	Level  string
+	Status stockd.AlertStatus
+	SKU    string
+	After  int64
+	Limit  int
+}
+
+// AlertWriteParams is one decision of the alert worker. Notices whose
+// AlertID is 0 belong to Save.
+type AlertWriteParams struct {
+	Resolve *stockd.Alert
+	Save    *stockd.Alert
+	Notices []stockd.AlertNotice
+}
+
+// AlertWriteResult is what AlertWrite stored: Save with its ID and
+// Version, and the notices that were new.
+type AlertWriteResult struct {
+	Saved    stockd.Alert
+	Inserted []stockd.AlertNotice
+}
+
+// AlertAckParams names the alert, the acknowledging key and the time.
+type AlertAckParams struct {
+	ID    int64
+	KeyID string
+	At    time.Time
+}
+
+// DemandHistoryPutParams are the rows of one import and its time.
+type DemandHistoryPutParams struct {
+	Rows []stockd.DemandDay
+	At   time.Time
+}
+
+// DemandHistoryListParams selects one SKU's imported demand by date.
+type DemandHistoryListParams struct {
+	SKU      string
+	From, To string
+}
+
+// CheckDemandHistoryRows refuses a write beyond the bounds
+// DemandHistoryPut promises to hold to.
+func CheckDemandHistoryRows(rows []stockd.DemandDay) error {
+	if len(rows) == 0 || len(rows) > stockd.DemandHistoryRowsMax {
+		return fmt.Errorf("demand history: %d rows, want 1 to %d", len(rows), stockd.DemandHistoryRowsMax)
+	}
+	seen := make(map[[2]string]bool, len(rows))
+	for _, r := range rows {
+		if err := stockd.ValidDemandDay(r); err != nil {
+			return fmt.Errorf("demand history: %w", err)
+		}
+		k := [2]string{r.SKU, r.Date}
+		if seen[k] {
+			return fmt.Errorf("demand history: %s on %s twice", r.SKU, r.Date)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// CheckDemandHistorySpan refuses a read of malformed dates, reversed, or
+// longer than stockd.DemandDaysMax days.
+func CheckDemandHistorySpan(from, to string) error {
+	f, ferr := time.Parse(stockd.DateLayout, from)
+	t, terr := time.Parse(stockd.DateLayout, to)
+	if ferr != nil || terr != nil || t.Before(f) || t.Sub(f) >= stockd.DemandDaysMax*24*time.Hour {
+		return fmt.Errorf("demand history from %q to %q: want dates YYYY-MM-DD at most %d days apart", from, to, stockd.DemandDaysMax)
+	}
+	return nil
 }
 
 // DocumentListParams selects a page of documents of one kind.

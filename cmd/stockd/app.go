@@ -29,6 +29,7 @@ type Main struct {
 	store    store.Store
 	engine   *engine.Engine
 	expiry   *expiry.Worker
+	alerts   *alerts
 	server   *http.Server
 	listener net.Listener
 	served   chan error
@@ -71,6 +72,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	zone := time.UTC
+	if m.Config.BusinessTimeZone != "" {
+		if zone, err = businessZone(m.Config.BusinessTimeZone); err != nil {
+			return err
+		}
+	}
 	m.halted = make(chan error, 1)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -89,6 +96,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
 	})
 	m.expiry.Start()
+	if m.alerts, err = m.startAlerts(zone); err != nil {
+		return err
+	}
 	api := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
 		RequireKeys:              requireKeys,
@@ -100,9 +110,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		UnauthenticatedLookupsPerSecond: m.Config.UnauthenticatedLookupsPerSecond,
 		RequestTimeout:                  m.Config.RequestTimeout,
 		WriteHealth:                     m.writeHealth,
+		BusinessTimeZone:                zone,
 	})
 	handler := dashboard.Mount(api, dashboard.New(dashboard.Config{
-		Store: m.store, RequireKeys: requireKeys, Gatherer: reg, Logger: m.Logger,
+		Store: m.store, RequireKeys: requireKeys, Gatherer: reg, Logger: m.Logger, BusinessTimeZone: zone,
 	}))
 	m.listener, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
@@ -178,6 +189,7 @@ func (m *Main) Close() error {
 	if m.expiry != nil {
 		m.expiry.Stop()
 	}
+	m.alerts.stop()
 	if m.engine != nil {
 		m.engine.Close()
 	}

@@ -36,6 +36,15 @@ type Config struct {
 	UnauthenticatedLookupsPerSecond float64
 	// RequestTimeout is the server's deadline for each /v1 request.
 	RequestTimeout time.Duration
+	// BusinessTimeZone is the IANA name of the zone whose days are the
+	// business days of replenishment. Defaults to UTC.
+	BusinessTimeZone string
+	// The alert worker's (alerts.go).
+	Environment   string
+	AlertSinks    string
+	AlertDailyAt  string
+	AlertDebounce time.Duration
+	AlertInterval time.Duration
 }
 
 const (
@@ -77,6 +86,28 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.IntVar(&c.SKUReservationsBurst, "sku-reservations-burst", 0, "reservations of one SKU at once; 0 is the rate, at least 1 (env STOCKD_SKU_RESERVATIONS_BURST)")
 	fs.Float64Var(&c.UnauthenticatedLookupsPerSecond, "unauthenticated-lookups-per-second", 50, "key lookups in the database per client address, for keys not seen within 5 s; negative switches the limit off (env STOCKD_UNAUTHENTICATED_LOOKUPS_PER_SECOND)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
+	bindBusinessTimeZoneFlag(fs, c)
+	bindAlertFlags(fs, c)
+}
+
+// bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
+// commands that compute replenishment figures, which must agree on it.
+func bindBusinessTimeZoneFlag(fs *pflag.FlagSet, c *Config) {
+	fs.StringVar(&c.BusinessTimeZone, "business-time-zone", "UTC", "IANA time zone whose days are the business days of demand, e.g. Asia/Shanghai; stored times stay UTC (env STOCKD_BUSINESS_TIME_ZONE)")
+}
+
+// businessZone loads an IANA zone by name. "Local" is refused: the
+// business day must not depend on the machine the process runs on (seed
+// 003 §6).
+func businessZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("business time zone %q: want an IANA name such as UTC or Asia/Shanghai", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("business time zone %q: %w", name, err)
+	}
+	return loc, nil
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -152,5 +183,10 @@ func (c *Config) validate() error {
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
 	}
-	return nil
+	if c.BusinessTimeZone != "" {
+		if _, err := businessZone(c.BusinessTimeZone); err != nil {
+			return err
+		}
+	}
+	return c.validateAlerts()
 }

@@ -41,6 +41,8 @@ func TestReadmeWalkthrough(t *testing.T) {
 	for _, want := range []string{
 		`{"from":30,"to":20}`, "\n30\n", "Idempotent-Replayed: true", `{"outcome":"applied","status":201}`,
 		"\nconfirmed\n", "\nfulfilled\n",
+		`{"rows":29}`, `{"source":"history","mean_daily":2.966666666666667,"safety_stock":5,"reorder_point":26,`,
+		`{"level":"critical","reason":"available 30 ≤ red line 40"}`, "\nacknowledged\n",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the walk-through's output lacks %q:\n%s", want, out)

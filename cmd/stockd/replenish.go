@@ -13,13 +13,23 @@ import (
 	"github.com/stockd/stockd/replenish/backtest"
 )
 
-// newReplenishCommand is `stockd replenish`: the replenishment policy's
-// offline tools. They read and write files only, never the database.
+// newReplenishCommand is `stockd replenish`: on its own, the figures of
+// GET /v1/replenishment read from the database; its subcommands are the
+// policy's offline tools, which read and write files only.
 func newReplenishCommand() *cobra.Command {
+	var o replenishOptions
 	cmd := &cobra.Command{
-		Use:   "replenish",
-		Short: "Replenishment: backtest the reorder policy against a fixed threshold, generate demand traces",
+		Use:   "replenish [--as-of DATE] [--status LEVEL] [--sku SKU] [--csv]",
+		Short: "Replenishment: print every SKU's reorder figures; backtest the policy, generate demand traces",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			return runReplenishTable(cmd.Context(), o, cmd.OutOrStdout())
+		},
 	}
+	bindReplenishTableFlags(cmd, &o)
 	cmd.AddCommand(newReplenishBacktestCommand(), newReplenishGenTraceCommand())
 	return cmd
 }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/engine/flowtest"
+	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/storeurl"
+)
+
+// seedHistory is seed 003 §4.2's 30 days: mean 14.5, σ 3.603.
+var seedHistory = []int64{12, 15, 9, 20, 18, 11, 14, 16, 13, 17, 21, 11, 13, 8, 19, 14, 16, 14, 17, 14, 9, 10, 16, 8, 18, 14, 18, 13, 17, 20}
+
+// TestImportDemandThenReplenish imports the seed's history from a CSV
+// file and prints the seed's figures, as a table and as CSV; a file with
+// bad rows names each with its line and writes nothing.
+func TestImportDemandThenReplenish(t *testing.T) {
+	dir := t.TempDir()
+	dbURL := "sqlite://" + filepath.Join(dir, "stockd.db")
+	ctx := context.Background()
+	s, err := storeurl.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := flowtest.NewHarness(t, s)
+	h.SKU("tea")
+	h.SKU("cup")
+	h.Receive("tea", "default", 60)
+	lead, multiple := 7.0, int64(50)
+	h.MustDo(stockd.Command{Op: &stockd.SKUUpdate{ID: "tea", Replenishment: stockd.ReplenishmentSettings{LeadTimeDays: &lead, OrderMultiple: &multiple}}})
+
+	var good strings.Builder
+	good.WriteString("sku,date,quantity\n")
+	for i, q := range seedHistory {
+		fmt.Fprintf(&good, "tea,2026-01-%02d,%d\n", i+1, q)
+	}
+	goodPath := filepath.Join(dir, "good.csv")
+	writeDemandFile(t, goodPath, good.String())
+	badPath := filepath.Join(dir, "bad.csv")
+	writeDemandFile(t, badPath, "sku,date,quantity\ncup,2025-01-01,3\ncup,2025-02-30,1\ncup,2025-01-02,-4\nnowhere,2025-01-02,1\ncup,2025-01-01,5\ncup,2025-01-03\ncup,2025-01-04,x\n")
+	headerPath := filepath.Join(dir, "header.csv")
+	writeDemandFile(t, headerPath, "sku,day,quantity\ncup,2025-01-01,3\n")
+
+	out, err := runStockd(t, "import", "demand", badPath, "--database-url", dbURL)
+	if err == nil {
+		t.Fatalf("a bad file was accepted: %s", out)
+	}
+	for _, want := range []string{"bad.csv:3: date", "bad.csv:4: quantity", "bad.csv:5: sku \"nowhere\" is unknown", "bad.csv:6: cup on 2025-01-01 again (first on line 2)", "bad.csv:7: 2 fields", "bad.csv:8: quantity \"x\""} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bad file output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "bad.csv:2:") {
+		t.Errorf("a good row reported:\n%s", out)
+	}
+	if out, err := runStockd(t, "import", "demand", headerPath, "--database-url", dbURL); err == nil || !strings.Contains(out, `header.csv:1: header "sku,day,quantity"`) {
+		t.Errorf("a wrong header: %v\n%s", err, out)
+	}
+	if days, err := s.DemandHistoryList(ctx, store.DemandHistoryListParams{SKU: "cup", From: "2025-01-01", To: "2025-12-31"}); err != nil || len(days) != 0 {
+		t.Fatalf("a bad file wrote %v, %v", days, err)
+	}
+
+	for range 2 { // idempotent
+		out, err = runStockd(t, "import", "demand", goodPath, "--database-url", dbURL)
+		if err != nil || !strings.Contains(out, "imported 30 rows of demand") || !strings.Contains(out, "imported 30 of 30 rows (100%)") {
+			t.Fatalf("import: %v\n%s", err, out)
+		}
+	}
+
+	out, err = runStockd(t, "replenish", "--as-of", "2026-01-30", "--sku", "tea", "--csv", "--database-url", dbURL)
+	if err != nil {
+		t.Fatalf("replenish: %v\n%s", err, out)
+	}
+	want := "sku,level,source,mean_daily,stddev_daily,lead_time_days,lead_time_stddev_days,safety_stock,reorder_point,available,in_transit,incoming,inventory_position,days_of_cover,suggested_quantity\n" +
+		"tea,critical,history,14.50,3.60,7.00,0.00,16,118,60,0,0,60,4.1,400\n"
+	if out != want {
+		t.Fatalf("replenish --csv:\n%s\nwant\n%s", out, want)
+	}
+	out, err = runStockd(t, "replenish", "--as-of", "2026-01-30", "--status", "critical", "--database-url", dbURL)
+	if err != nil || !strings.Contains(out, "SS") || !strings.Contains(out, "118") || strings.Contains(out, "cup") {
+		t.Fatalf("replenish table: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{
+		{"--business-time-zone", "Mars/Olympus"},
+		{"--business-time-zone", "Local"},
+		{"--as-of", "2026-02-30"},
+		{"--status", "red"},
+	} {
+		if out, err := runStockd(t, append([]string{"replenish", "--database-url", dbURL}, args...)...); err == nil {
+			t.Errorf("replenish %v accepted:\n%s", args, out)
+		}
+	}
+	if out, err := runStockd(t, "replenish", "--business-time-zone", "Asia/Shanghai", "--as-of", "2026-01-30", "--csv", "--database-url", dbURL); err != nil || !strings.Contains(out, "tea,critical,history,14.50") {
+		t.Errorf("in Shanghai: %v\n%s", err, out)
+	}
+}
+
+func writeDemandFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
