@@ -1,5 +1,10 @@
 package stockd
 
+import (
+	"fmt"
+	"strings"
+)
+
 const KindAdjust CommandKind = "adjust"
 
 // Adjust changes on_hand by Delta, or, when Set is true, sets it to SetOnHand
@@ -16,6 +21,11 @@ type Adjust struct {
 	Expect         bool
 	ExpectedOnHand int64
 	Reference      string
+	// DiscrepancyID, when set, names the discrepancy this adjustment
+	// resolves: its ledger entry is a reconciliation (see
+	// BusinessReconciliation) and its reference names the discrepancy.
+	// The approval rule applies as to any adjustment.
+	DiscrepancyID int64
 }
 
 var adjustReasons = map[string]bool{
@@ -49,7 +59,16 @@ func (a *Adjust) normalize() *Error {
 	} else if a.Expect && (a.ExpectedOnHand < 0 || a.ExpectedOnHand > CounterMax) {
 		return InvalidField("expected_on_hand", "must be a non-negative integer")
 	}
-	return validText("reference", a.Reference, ReferenceLengthMax, false)
+	if a.DiscrepancyID < 0 {
+		return InvalidField("discrepancy_id", "must be a positive integer")
+	}
+	if err := validText("reference", a.Reference, ReferenceLengthMax, false); err != nil {
+		return err
+	}
+	if len(a.reference()) > ReferenceLengthMax {
+		return InvalidField("reference", "with the discrepancy it names, must be at most %d bytes", ReferenceLengthMax)
+	}
+	return nil
 }
 
 // adjust applies an adjustment within its SKU's approval threshold, and
@@ -65,9 +84,27 @@ func (a *Adjust) decide(s *BatchState, c *Command) Result {
 		return s.requestApproval(c, a, delta)
 	}
 	return s.applyAdjust(a, delta, LedgerEntry{
-		BusinessType: BusinessAdjustment, BusinessID: c.IdempotencyKey,
-		Actor: c.Actor, Reason: a.Reason, Reference: a.Reference,
+		BusinessType: a.businessType(), BusinessID: c.IdempotencyKey,
+		Actor: c.Actor, Reason: a.Reason, Reference: a.reference(),
 	})
+}
+
+// businessType is the ledger entry's type: a reconciliation when the
+// adjustment names a discrepancy.
+func (a *Adjust) businessType() string {
+	if a.DiscrepancyID != 0 {
+		return BusinessReconciliation
+	}
+	return BusinessAdjustment
+}
+
+// reference is the ledger entry's reference: the caller's, preceded by
+// the discrepancy an adjustment resolves, so that the ledger names it.
+func (a *Adjust) reference() string {
+	if a.DiscrepancyID == 0 {
+		return a.Reference
+	}
+	return strings.TrimSpace(fmt.Sprintf("discrepancy:%d %s", a.DiscrepancyID, a.Reference))
 }
 
 // adjustDelta checks a against the locked position and returns the change

@@ -57,10 +57,12 @@ type ApprovalAdjustment struct {
 	SetOnHand      *int64 `json:"set_on_hand,omitempty"`
 	ExpectedOnHand *int64 `json:"expected_on_hand,omitempty"`
 	Reference      string `json:"reference,omitempty"`
+	DiscrepancyID  int64  `json:"discrepancy_id,omitempty"`
 }
 
 func approvalAdjustmentOf(a *Adjust) ApprovalAdjustment {
-	out := ApprovalAdjustment{SKU: a.Position.SKU, Location: a.Position.Location, Pool: a.Position.Pool, Reason: a.Reason, Reference: a.Reference}
+	out := ApprovalAdjustment{SKU: a.Position.SKU, Location: a.Position.Location, Pool: a.Position.Pool, Reason: a.Reason, Reference: a.Reference,
+		DiscrepancyID: a.DiscrepancyID}
 	if a.Set {
 		set, expected := a.SetOnHand, a.ExpectedOnHand
 		out.SetOnHand, out.ExpectedOnHand = &set, &expected
@@ -77,7 +79,8 @@ func approvalAdjustmentOf(a *Adjust) ApprovalAdjustment {
 
 // adjust returns the adjustment the approval applies.
 func (a ApprovalAdjustment) adjust() *Adjust {
-	out := &Adjust{Position: PositionKey{SKU: a.SKU, Location: a.Location, Pool: a.Pool}, Reason: a.Reason, Reference: a.Reference}
+	out := &Adjust{Position: PositionKey{SKU: a.SKU, Location: a.Location, Pool: a.Pool}, Reason: a.Reason, Reference: a.Reference,
+		DiscrepancyID: a.DiscrepancyID}
 	if a.SetOnHand != nil && a.ExpectedOnHand != nil {
 		out.Set, out.SetOnHand, out.ExpectedOnHand = true, *a.SetOnHand, *a.ExpectedOnHand
 	} else if a.Delta != nil {
@@ -172,8 +175,8 @@ func (d *ApprovalDecision) decide(s *BatchState, c *Command) Result {
 		return Result{Err: err}
 	}
 	s.applyAdjust(a, delta, LedgerEntry{
-		BusinessType: BusinessAdjustment, BusinessID: ap.ID,
-		Actor: ap.RequestedBy, Approver: c.Actor, Reason: a.Reason, Reference: a.Reference,
+		BusinessType: a.businessType(), BusinessID: ap.ID,
+		Actor: ap.RequestedBy, Approver: c.Actor, Reason: a.Reason, Reference: a.reference(),
 	})
 	ap.OnHandChange = delta
 	s.decideApproval(&ap, ApprovalApproved, c.Actor)

@@ -40,6 +40,8 @@ const (
 	CodeDeductionTiming       = "deduction_timing"        // the SKU's deduction timing does not allow this hold
 	CodeSelfApproval          = "self_approval"           // the requester of an adjustment tried to approve it
 	CodeQuantityExceeded      = "quantity_exceeded"       // more than is open: returned, received, released or moved
+	CodeUnknownDiscrepancy    = "unknown_discrepancy"     // a discrepancy id no pass recorded
+	CodeDiscrepancyClosed     = "discrepancy_closed"      // an adjustment names a discrepancy a later pass no longer saw
 )
 
 // ErrNotFound is what storage returns for a missing row.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/stockd/stockd"
@@ -26,6 +27,8 @@ type Difference struct {
 	Snapshot stockd.Counters    `json:"snapshot"`
 	Expected stockd.Counters    `json:"expected"`
 	Detail   string             `json:"detail,omitempty"`
+	// Seq is the ledger entry a ledger_chain difference is about.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // Report is the outcome of Verify.
@@ -52,12 +55,49 @@ func (r *Report) add(d Difference) {
 type books struct {
 	snapshot   stockd.Counters
 	inSnapshot bool
-	ledger     stockd.Counters // sum of deltas
-	last       stockd.Counters // counters after the last entry
-	entries    int64
+	chain      Chain
 	open       stockd.Counters // reserved and committed from open reservations
 	inbound    stockd.Counters // in_transit and incoming from open transfers and orders
 }
+
+// Chain follows one position's ledger entry by entry: each entry's
+// counters must be the previous entry's plus its delta, and their sum is
+// what the snapshot must hold. An entry of an adjustment that names a
+// discrepancy (stockd.BusinessReconciliation) restarts the chain: its
+// counters are the opening balance from then on, and the breaks before it
+// are acknowledged by it, so a drift resolved once is not reported for
+// ever. The zero Chain starts before a position's first entry; the
+// reconciliation's minute pass starts one at the last entry it checked.
+type Chain struct {
+	last    stockd.Counters // counters after the last entry
+	sum     stockd.Counters // the last reconciliation's counters plus the deltas after it
+	entries int64
+	breaks  []Difference
+}
+
+// ChainFrom starts a chain after an entry whose counters were after.
+func ChainFrom(after stockd.Counters) Chain { return Chain{last: after, sum: after} }
+
+// Add follows the chain by one entry of its position.
+func (c *Chain) Add(e stockd.LedgerEntry) {
+	if e.BusinessType == stockd.BusinessReconciliation {
+		c.sum, c.breaks = e.After, nil
+	} else {
+		if want := c.last.Add(e.Delta); want != e.After {
+			c.breaks = append(c.breaks, Difference{Position: e.Position, Check: stockd.DiscrepancyLedgerChain, Snapshot: e.After, Expected: want,
+				Detail: fmt.Sprintf("entry %d: counters are not the previous entry's plus its delta", e.Seq), Seq: e.Seq})
+		}
+		c.sum = c.sum.Add(e.Delta)
+	}
+	c.last = e.After
+	c.entries++
+}
+
+// Breaks returns the breaks no later reconciliation entry acknowledged.
+func (c *Chain) Breaks() []Difference { return c.breaks }
+
+// Last returns the counters after the last entry added.
+func (c *Chain) Last() stockd.Counters { return c.last }
 
 // Verify recomputes every position and lists where the books disagree.
 func Verify(ctx context.Context, s store.Store) (Report, error) {
@@ -91,14 +131,7 @@ func verify(ctx context.Context, s store.AuditReader) (Report, error) {
 		return rep, fmt.Errorf("read positions: %w", err)
 	}
 	err = s.LedgerEachByPosition(ctx, func(e stockd.LedgerEntry) error {
-		b := get(e.Position)
-		if want := b.last.Add(e.Delta); want != e.After {
-			rep.add(Difference{Position: e.Position, Check: "ledger_chain", Snapshot: e.After, Expected: want,
-				Detail: fmt.Sprintf("entry %d: counters are not the previous entry's plus its delta", e.Seq)})
-		}
-		b.ledger = b.ledger.Add(e.Delta)
-		b.last = e.After
-		b.entries++
+		get(e.Position).chain.Add(e)
 		rep.LedgerEntries++
 		return nil
 	})
@@ -107,20 +140,7 @@ func verify(ctx context.Context, s store.AuditReader) (Report, error) {
 	}
 	err = s.ReservationOpenEach(ctx, func(r stockd.Reservation) error {
 		rep.OpenReservations++
-		for _, l := range r.Lines {
-			b := get(l.Key())
-			// What a refund before shipment gave back is no longer held.
-			held := l.Quantity - l.Refunded
-			switch r.Status {
-			case stockd.StatusPending:
-				b.open.Reserved += held
-			case stockd.StatusConfirmed:
-				b.open.Committed += held
-			default:
-				return fmt.Errorf("reservation %s is %s, not open", r.ID, r.Status)
-			}
-		}
-		return nil
+		return OpenHeld(r, func(k stockd.PositionKey) *stockd.Counters { return &get(k).open })
 	})
 	if err != nil {
 		return rep, fmt.Errorf("read reservations: %w", err)
@@ -183,31 +203,65 @@ func inbound(ctx context.Context, s store.AuditReader, rep *Report, get func(sto
 
 func check(rep *Report, k stockd.PositionKey, b *books) {
 	if !b.inSnapshot {
-		rep.add(Difference{Position: k, Check: "missing_position", Expected: b.ledger,
+		for _, d := range b.chain.Breaks() {
+			rep.add(d)
+		}
+		rep.add(Difference{Position: k, Check: stockd.DiscrepancyMissingPosition, Expected: b.chain.sum,
 			Detail: "the ledger or a reservation names a position the snapshot lacks"})
 		return
 	}
-	if !b.snapshot.Valid() {
-		rep.add(Difference{Position: k, Check: "negative", Snapshot: b.snapshot, Detail: "a counter or available is below zero"})
-	}
-	if b.snapshot != b.ledger {
-		rep.add(Difference{Position: k, Check: "ledger_sum", Snapshot: b.snapshot, Expected: b.ledger,
-			Detail: "snapshot differs from the sum of the ledger's deltas"})
-	}
-	if b.entries > 0 && b.snapshot != b.last {
-		rep.add(Difference{Position: k, Check: "ledger_last", Snapshot: b.snapshot, Expected: b.last,
-			Detail: "snapshot differs from the counters of the last ledger entry"})
-	}
-	if b.snapshot.Reserved != b.open.Reserved || b.snapshot.Committed != b.open.Committed {
-		want := b.snapshot
-		want.Reserved, want.Committed = b.open.Reserved, b.open.Committed
-		rep.add(Difference{Position: k, Check: "reservations", Snapshot: b.snapshot, Expected: want,
-			Detail: "reserved or committed differs from the open reservations"})
+	for _, d := range CheckPosition(k, b.snapshot, &b.chain, b.open) {
+		rep.add(d)
 	}
 	if b.snapshot.InTransit != b.inbound.InTransit || b.snapshot.Incoming != b.inbound.Incoming {
 		want := b.snapshot
 		want.InTransit, want.Incoming = b.inbound.InTransit, b.inbound.Incoming
-		rep.add(Difference{Position: k, Check: "inbound", Snapshot: b.snapshot, Expected: want,
+		rep.add(Difference{Position: k, Check: stockd.DiscrepancyInbound, Snapshot: b.snapshot, Expected: want,
 			Detail: "in_transit or incoming differs from the open transfers and purchase orders"})
 	}
+}
+
+// CheckPosition lists where one position's snapshot disagrees with its
+// ledger, as c followed it, and with what its open reservations hold
+// (open: reserved from the pending ones, committed from the confirmed).
+// The day pass (Verify) checks every position so; the minute pass those
+// the ledger changed since its cursor.
+func CheckPosition(k stockd.PositionKey, snapshot stockd.Counters, c *Chain, open stockd.Counters) []Difference {
+	out := slices.Clone(c.Breaks())
+	if !snapshot.Valid() {
+		out = append(out, Difference{Position: k, Check: stockd.DiscrepancyNegative, Snapshot: snapshot, Detail: "a counter or available is below zero"})
+	}
+	if snapshot != c.sum {
+		out = append(out, Difference{Position: k, Check: stockd.DiscrepancyLedgerSum, Snapshot: snapshot, Expected: c.sum,
+			Detail: "snapshot differs from the sum of the ledger's deltas"})
+	}
+	if c.entries > 0 && snapshot != c.last {
+		out = append(out, Difference{Position: k, Check: stockd.DiscrepancyLedgerLast, Snapshot: snapshot, Expected: c.last,
+			Detail: "snapshot differs from the counters of the last ledger entry"})
+	}
+	if snapshot.Reserved != open.Reserved || snapshot.Committed != open.Committed {
+		want := snapshot
+		want.Reserved, want.Committed = open.Reserved, open.Committed
+		out = append(out, Difference{Position: k, Check: stockd.DiscrepancyReservations, Snapshot: snapshot, Expected: want,
+			Detail: "reserved or committed differs from the open reservations"})
+	}
+	return out
+}
+
+// OpenHeld adds what one open reservation holds to open, per position:
+// reserved for a pending one, committed for a confirmed one. What a
+// refund before shipment gave back is no longer held.
+func OpenHeld(r stockd.Reservation, open func(stockd.PositionKey) *stockd.Counters) error {
+	for _, l := range r.Lines {
+		held := l.Quantity - l.Refunded
+		switch r.Status {
+		case stockd.StatusPending:
+			open(l.Key()).Reserved += held
+		case stockd.StatusConfirmed:
+			open(l.Key()).Committed += held
+		default:
+			return fmt.Errorf("reservation %s is %s, not open", r.ID, r.Status)
+		}
+	}
+	return nil
 }

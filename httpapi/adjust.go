@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/stockd/stockd"
@@ -24,17 +25,27 @@ type adjustmentRequest struct {
 	SetOnHand      *int64 `json:"set_on_hand,omitempty"`
 	ExpectedOnHand *int64 `json:"expected_on_hand,omitempty"`
 	Reference      string `json:"reference,omitempty"`
+	// DiscrepancyID names the discrepancy the adjustment resolves.
+	DiscrepancyID int64 `json:"discrepancy_id,omitempty"`
 }
 
 func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
 	var req adjustmentRequest
+	var adjust *stockd.Adjust
 	s.mutate(w, r, mutation{
+		check: func(ctx context.Context, key string) (*stockd.Error, error) {
+			return s.checkDiscrepancy(ctx, key, adjust)
+		},
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
-			adjust := &stockd.Adjust{
-				Position:  stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool},
-				Reason:    req.Reason,
-				Reference: req.Reference,
+			adjust = &stockd.Adjust{
+				Position:      stockd.PositionKey{SKU: req.SKU, Location: req.Location, Pool: req.Pool},
+				Reason:        req.Reason,
+				Reference:     req.Reference,
+				DiscrepancyID: req.DiscrepancyID,
+			}
+			if req.DiscrepancyID < 0 {
+				return stockd.Command{}, stockd.InvalidField("discrepancy_id", "must be a positive integer")
 			}
 			// Well-formed JSON that says two things, or nothing: 422, not a
 			// guess at which one the caller meant.

@@ -420,5 +420,15 @@ func readBadRequests() []readBadRequest {
 		{"/v1/replenishment?status=red", "invalid_input"},
 		{"/v1/replenishment?limit=1000", "invalid_input"},
 		{"/v1/settings/replenishment?sku=A", "invalid_input"},
+		{"/v1/discrepancies?status=pending", "invalid_input"},
+		{"/v1/discrepancies?kind=nope", "invalid_input"},
+		{"/v1/discrepancies?sku=a*b", "invalid_input"},
+		{"/v1/discrepancies?limit=0", "invalid_input"},
+		{"/v1/discrepancies?after=-1", "invalid_input"},
+		{"/v1/discrepancies?position=A", "invalid_input"},
+		{"/v1/discrepancies/0", "invalid_input"},
+		{"/v1/discrepancies/one", "invalid_input"},
+		{"/v1/discrepancies/1?verbose=1", "invalid_input"},
+		{"/v1/discrepancies/9999", "unknown_discrepancy"},
 	}
 }

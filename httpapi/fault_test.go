@@ -205,6 +205,27 @@ func (f faultyStore) DemandHistoryList(ctx context.Context, p store.DemandHistor
 	return f.Store.DemandHistoryList(ctx, p)
 }
 
+func (f faultyStore) DiscrepancyGet(ctx context.Context, id int64) (stockd.Discrepancy, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Discrepancy{}, err
+	}
+	return f.Store.DiscrepancyGet(ctx, id)
+}
+
+func (f faultyStore) DiscrepancyList(ctx context.Context, p store.DiscrepancyListParams) ([]stockd.Discrepancy, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.DiscrepancyList(ctx, p)
+}
+
+func (f faultyStore) LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.LedgerEntry{}, false, err
+	}
+	return f.Store.LedgerLastAsOf(ctx, k, at)
+}
+
 // clock is the engine's clock, which a test moves forward to expire
 // reservations without sleeping.
 type clock struct {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -22,6 +23,10 @@ type mutation struct {
 	// observe, when set, sees every result the engine gave, refusals and
 	// replays included, for metrics of the operation's own.
 	observe func(stockd.Command, stockd.Result)
+	// check, when set, refuses the command on what the store holds outside
+	// the batch (a record the command names); it runs after command, with
+	// the request's idempotency key.
+	check func(ctx context.Context, key string) (*stockd.Error, error)
 }
 
 // objectOut renders an operation's answer (Result.Object, the domain's
@@ -103,6 +108,17 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 	if err != nil {
 		writeProblem(w, err)
 		return
+	}
+	if m.check != nil {
+		verr, err := m.check(r.Context(), key)
+		if err != nil {
+			s.failure(w, r, err)
+			return
+		}
+		if verr != nil {
+			writeProblem(w, verr)
+			return
+		}
 	}
 	cmd.IdempotencyKey = key
 	cmd.RequestHash = requestHash(r, m.body)

@@ -86,6 +86,8 @@ var codeInfo = map[string]struct {
 	stockd.CodeDatabaseUnavailable: {http.StatusServiceUnavailable, "Database unavailable"},
 	stockd.CodeHalted:              {http.StatusServiceUnavailable, "Halted"},
 	stockd.CodeInternal:            {http.StatusInternalServerError, "Internal error"},
+	stockd.CodeUnknownDiscrepancy:  {http.StatusNotFound, "Unknown discrepancy"},
+	stockd.CodeDiscrepancyClosed:   {http.StatusConflict, "Discrepancy closed"},
 }
 
 // retryAfterSeconds is the Retry-After of the answers that say "later":

@@ -34,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/replenish/evaluate"
 	"github.com/stockd/stockd/store"
 )
@@ -126,6 +127,8 @@ type Server struct {
 	requestTimeout time.Duration
 	health         *healthProbe
 	evaluator      *evaluate.Evaluator
+	// counts compares physical counts (POST /v1/counts).
+	counts *reconcile.Reconciler
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -180,6 +183,7 @@ func NewServer(cfg Config) *Server {
 		requestTimeout: cfg.RequestTimeout,
 		health:         newHealthProbe(cfg),
 		evaluator:      &evaluate.Evaluator{Store: cfg.Store, Zone: cfg.BusinessTimeZone},
+		counts:         newCounts(cfg),
 	}
 	for _, rt := range s.routes() {
 		if rt.scope != "" {
@@ -208,6 +212,7 @@ func (s *Server) routes() []route {
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
 		s.alertRoutes(),
 		s.replenishmentRoutes(),
+		s.discrepancyRoutes(), s.countRoutes(),
 	)
 }
 

@@ -67,6 +67,7 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		stockd.CodePurchaseLimitExceeded: 409, stockd.CodeCampaignNotActive: 409, stockd.CodeLocationInactive: 409,
 		stockd.CodeDeductionTiming: 409, stockd.CodeSelfApproval: 403, stockd.CodeQuantityExceeded: 409,
 		stockd.CodeTimeout: 503, stockd.CodeDatabaseUnavailable: 503, stockd.CodeHalted: 503,
+		stockd.CodeUnknownDiscrepancy: 404, stockd.CodeDiscrepancyClosed: 409,
 	}
 	for code, status := range want {
 		if got := statusOf(code); got != status {

@@ -77,6 +77,23 @@ func ReadStock(ctx context.Context, st store.Store, sku string, now time.Time) (
 	if err != nil {
 		return Stock{}, err
 	}
+	return stockOfPositions(ctx, st, sku, positions, now)
+}
+
+// stockThen is the stock answer of ?as_of: the positions rebuilt as they
+// stood at at, their pools' states as now.
+func (s *Server) stockThen(r *http.Request, sku string, at time.Time) (Stock, error) {
+	positions, err := s.store.PositionListBySKU(r.Context(), sku)
+	if err != nil {
+		return Stock{}, err
+	}
+	if positions, err = s.positionsAsOf(r, positions, at); err != nil {
+		return Stock{}, err
+	}
+	return stockOfPositions(r.Context(), s.store, sku, positions, s.now())
+}
+
+func stockOfPositions(ctx context.Context, st store.Store, sku string, positions []stockd.Position, now time.Time) (Stock, error) {
 	states, err := poolStates(ctx, st, positions, now)
 	if err != nil {
 		return Stock{}, err
@@ -116,10 +133,17 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, verr)
 		return
 	}
-	if !s.skuExists(w, r, sku) {
+	at, asOf, answered := stockAsOf(w, r, s.now())
+	if answered || !s.skuExists(w, r, sku) {
 		return
 	}
-	stock, err := ReadStock(r.Context(), s.store, sku, s.now())
+	var stock Stock
+	var err error
+	if asOf {
+		stock, err = s.stockThen(r, sku, at)
+	} else {
+		stock, err = ReadStock(r.Context(), s.store, sku, s.now())
+	}
 	if err != nil {
 		s.failure(w, r, err)
 		return
@@ -129,7 +153,9 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	if !isBundle {
+	if !isBundle || asOf {
+		// A bundle holds no stock of its own; what its components made
+		// then is theirs to ask as of that time.
 		writeJSON(w, http.StatusOK, stock)
 		return
 	}

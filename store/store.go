@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -169,6 +170,33 @@ type Store interface {
 	// AlertDigestMark records that the digest of businessDate goes out at
 	// at, and reports whether this call recorded it (false: it was already).
 	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
+
+	// Reconciliation records what the passes find; it never changes stock.
+	// Its writes run outside batches, like the audit trail's.
+
+	// ReconcileCursor returns the ledger seq the pass has checked up to, 0
+	// before its first run.
+	ReconcileCursor(ctx context.Context, pass string) (int64, error)
+	// ReconcileRecord records one run in one transaction: the run itself,
+	// each finding (refreshing the open discrepancy of the same kind,
+	// position and subject, or opening one), the closing of every open
+	// discrepancy within p.Scopes that the run did not find, and the pass's
+	// cursor when p.Run.CursorTo is above it. It returns the run with its
+	// id and what it opened and closed.
+	ReconcileRecord(ctx context.Context, p ReconcileRecordParams) (stockd.ReconcileRun, error)
+	// DiscrepancyGet returns one discrepancy, or an error wrapping
+	// stockd.ErrNotFound.
+	DiscrepancyGet(ctx context.Context, id int64) (stockd.Discrepancy, error)
+	// DiscrepancyList returns discrepancies with ID > p.After matching the
+	// filters, in ID order, at most p.Limit (stockd.PageSizeDefault when
+	// zero, never above stockd.PageSizeMax).
+	DiscrepancyList(ctx context.Context, p DiscrepancyListParams) ([]stockd.Discrepancy, error)
+	// DiscrepancyOpenCounts counts the open discrepancies by kind.
+	DiscrepancyOpenCounts(ctx context.Context) (map[string]int64, error)
+	// LedgerLastAsOf returns the position's last entry created at or
+	// before at, and false when it has none: its counters are the
+	// position's as of at.
+	LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error)
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.
@@ -245,6 +273,41 @@ func CheckDemandHistorySpan(from, to string) error {
 	return nil
 }
 
+// ReconcileRecordParams is one run and what it saw.
+type ReconcileRecordParams struct {
+	Run      stockd.ReconcileRun
+	Findings []stockd.Finding
+	// Scopes is what the run checked: an open discrepancy it did not find
+	// closes only if it lies within one of them.
+	Scopes []ReconcileScope
+}
+
+// ReconcileScope is what one run checked: these kinds, at these
+// positions, or everywhere when All.
+type ReconcileScope struct {
+	Kinds     []string
+	Positions []stockd.PositionKey
+	All       bool
+}
+
+// Covers reports whether the scope checked kind at k.
+func (s ReconcileScope) Covers(kind string, k stockd.PositionKey) bool {
+	if !slices.Contains(s.Kinds, kind) {
+		return false
+	}
+	return s.All || slices.Contains(s.Positions, k)
+}
+
+// DiscrepancyListParams selects a page of discrepancies; empty filters
+// match everything.
+type DiscrepancyListParams struct {
+	Status string
+	Kind   string
+	SKU    string
+	After  int64
+	Limit  int
+}
+
 // DocumentListParams selects a page of documents of one kind.
 type DocumentListParams struct {
 	Kind  string
@@ -291,6 +354,17 @@ type AuditReader interface {
 	ReservationOpenEach(ctx context.Context, fn func(stockd.Reservation) error) error
 	// DocumentEach streams every document of kind, by id.
 	DocumentEach(ctx context.Context, kind string, fn func(stockd.Document) error) error
+
+	// What the minute pass reads of the positions changed since its cursor.
+
+	// LedgerEachAfter streams at most limit entries with Seq > after, in Seq
+	// order.
+	LedgerEachAfter(ctx context.Context, after int64, limit int, fn func(stockd.LedgerEntry) error) error
+	// LedgerLast returns the position's last entry with Seq <= atOrBefore,
+	// and false when it has none.
+	LedgerLast(ctx context.Context, k stockd.PositionKey, atOrBefore int64) (stockd.LedgerEntry, bool, error)
+	// PositionGet returns the position, and false when it does not exist.
+	PositionGet(ctx context.Context, k stockd.PositionKey) (stockd.Position, bool, error)
 }
 
 // Tx is one batch's transaction: stockd.LoadBatch locks and reads through

@@ -16,6 +16,7 @@ import (
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/httpapi"
+	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/store"
 	"github.com/stockd/stockd/store/storeurl"
 )
@@ -26,14 +27,16 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	store    store.Store
-	engine   *engine.Engine
-	expiry   *expiry.Worker
-	alerts   *alerts
-	server   *http.Server
-	listener net.Listener
-	served   chan error
-	halted   chan error
+	store  store.Store
+	engine *engine.Engine
+	expiry *expiry.Worker
+	alerts *alerts
+	// reconcile is nil when no pass is scheduled.
+	reconcile *reconcileLoop
+	server    *http.Server
+	listener  net.Listener
+	served    chan error
+	halted    chan error
 }
 
 // Run opens and migrates the database, starts the engine, the expiry worker
@@ -98,6 +101,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.expiry.Start()
 	if m.alerts, err = m.startAlerts(zone); err != nil {
 		return err
+	}
+	if s := m.Config.Reconcile.Schedule; s != (reconcile.Schedule{}) {
+		m.reconcile = startReconcile(m.Config.Reconcile.reconciler(m.store, m.Logger, reg), s)
 	}
 	api := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
@@ -190,6 +196,9 @@ func (m *Main) Close() error {
 		m.expiry.Stop()
 	}
 	m.alerts.stop()
+	if m.reconcile != nil {
+		m.reconcile.Stop()
+	}
 	if m.engine != nil {
 		m.engine.Close()
 	}

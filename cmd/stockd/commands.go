@@ -27,6 +27,7 @@ func newRootCommand() *cobra.Command {
 	}
 	root.AddCommand(newServeCommand(), newMigrateCommand(), newVerifyCommand(), newVersionCommand())
 	root.AddCommand(newKeysCommand(), newReplenishCommand(), newImportCommand(), newExportCommand())
+	root.AddCommand(newReconcileCommand(), newLedgerCommand())
 	return root
 }
 
@@ -63,6 +64,7 @@ func newServeCommand() *cobra.Command {
 	}
 	bindDatabaseFlags(cmd.Flags(), &cfg)
 	bindServeFlags(cmd.Flags(), &cfg)
+	bindReconcileFlags(cmd.Flags(), &cfg.Reconcile)
 	return cmd
 }
 

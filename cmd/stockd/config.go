@@ -45,6 +45,9 @@ type Config struct {
 	AlertDailyAt  string
 	AlertDebounce time.Duration
 	AlertInterval time.Duration
+	// Reconcile schedules the reconciliation passes; its zero value runs
+	// none.
+	Reconcile ReconcileConfig
 }
 
 const (
@@ -188,5 +191,8 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
-	return c.validateAlerts()
+	if err := c.validateAlerts(); err != nil {
+		return err
+	}
+	return c.Reconcile.validate()
 }

@@ -46,6 +46,9 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"AlertLifecycle", testAlertLifecycle},                         // alerts.go
 		{"AlertDeliveriesAndCursor", testAlertDeliveriesAndCursor},     // alerts.go
 		{"DemandHistory", testDemandHistory},                           // demand.go
+		{"ReconcileRecord", testReconcileRecord},                       // reconcile.go
+		{"ReconcileReads", testReconcileReads},                         // reconcile.go
+		{"LedgerLastAsOf", testLedgerLastAsOf},                         // reconcile.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
