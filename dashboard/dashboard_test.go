@@ -400,3 +400,85 @@ func TestNumbersAsShown(t *testing.T) {
 		}
 	}
 }
+
+func TestAcknowledgeNeedsStockAndItsToken(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newSite(t, b, false)
+		ctx := context.Background()
+		now := s.clock.Now()
+		res, err := s.store.AlertWrite(ctx, store.AlertWriteParams{Save: &stockd.Alert{
+			SKU: "mug", Condition: "critical", Level: "critical", Status: stockd.AlertOpen,
+			History:  []stockd.AlertStep{{At: now, Event: "opened", Level: "critical"}},
+			OpenedAt: now, ChangedAt: now, EvaluatedAt: now,
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := res.Saved.ID
+		ack := fmt.Sprintf("/ui/alerts/%d/ack", id)
+
+		_, reader := s.key("read")
+		s.signin(reader)
+		if _, _, body := s.get("/ui/alerts"); strings.Contains(body, fmt.Sprintf(`id="ack-%d"`, id)) || !strings.Contains(body, "needs the stock scope") {
+			t.Fatalf("a read-only key is offered the button\n%s", body)
+		}
+		if status, _, _ := s.post(ack, url.Values{"csrf": {s.token("/ui/alerts")}}, nil); status != http.StatusForbidden {
+			t.Fatalf("acknowledge with a read-only key: %d, want 403", status)
+		}
+
+		stocker, secret := s.key("read", "stock")
+		s.post("/ui/signout", url.Values{"csrf": {s.token("/ui/")}}, nil)
+		s.signin(secret)
+		if status, _, _ := s.post(ack, url.Values{}, nil); status != http.StatusForbidden {
+			t.Fatalf("acknowledge without the token: %d, want 403", status)
+		}
+		if a, _ := s.store.AlertGet(ctx, id); a.AckedAt != nil {
+			t.Fatal("a refused acknowledgement was recorded")
+		}
+		if status, _, _ := s.post("/ui/alerts/999999/ack", url.Values{"csrf": {s.token("/ui/alerts")}}, nil); status != http.StatusNotFound {
+			t.Fatalf("acknowledge an unknown alert: %d, want 404", status)
+		}
+		status, location, _ := s.post(ack, url.Values{"csrf": {s.token("/ui/alerts")}}, nil)
+		if status != http.StatusSeeOther || location != fmt.Sprintf("/ui/alerts?acked=%d", id) {
+			t.Fatalf("acknowledge: %d to %q", status, location)
+		}
+		a, err := s.store.AlertGet(ctx, id)
+		if err != nil || a.AckedBy != stocker.ID || a.AckedAt == nil {
+			t.Fatalf("after the click: %+v %v, want acknowledged by %s", a, err, stocker.ID)
+		}
+		events, err := s.store.AuditEventList(ctx, store.AuditEventListParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		audited := false
+		for _, e := range events {
+			audited = audited || e.Action == "alert_ack" && e.KeyID == stocker.ID
+		}
+		if !audited {
+			t.Fatalf("no alert_ack audit event of %s in %+v", stocker.ID, events)
+		}
+		if _, _, body := s.get(fmt.Sprintf("/ui/alerts?status=all&acked=%d", id)); !strings.Contains(body, "by "+stocker.ID) {
+			t.Fatalf("the list does not show who acknowledged\n%s", body)
+		}
+	})
+}
+
+func TestListsRefuseBadFilters(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		s := newSite(t, b, false)
+		for path, want := range map[string]int{
+			"/ui/alerts":                       http.StatusOK,
+			"/ui/alerts?status=resolved":       http.StatusOK,
+			"/ui/alerts?status=maybe":          http.StatusBadRequest,
+			"/ui/alerts?after=x":               http.StatusBadRequest,
+			"/ui/discrepancies":                http.StatusOK,
+			"/ui/discrepancies?status=all":     http.StatusOK,
+			"/ui/discrepancies?status=pending": http.StatusBadRequest,
+			"/ui/discrepancies?after=-1":       http.StatusBadRequest,
+		} {
+			if status, _, body := s.get(path); status != want {
+				t.Errorf("GET %s: %d, want %d\n%s", path, status, want, body)
+			}
+		}
+	})
+}

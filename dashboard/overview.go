@@ -8,6 +8,7 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/httpapi"
+	"github.com/stockd/stockd/store"
 )
 
 const (
@@ -28,12 +29,18 @@ const (
 )
 
 type overviewPage struct {
-	Rates      rates
-	Expiring   []stockd.Reservation
-	ExpiringAt time.Time
-	Low        []lowStock
-	Scanned    int
-	ScanMax    int
+	Rates rates
+	// OpenAlerts counts open alerts up to a page of PageSizeMax (More
+	// past it); Discrepancies the open discrepancies by kind.
+	OpenAlerts        int
+	OpenAlertsMore    bool
+	Discrepancies     map[string]int64
+	DiscrepanciesOpen int64
+	Expiring          []stockd.Reservation
+	ExpiringAt        time.Time
+	Low               []lowStock
+	Scanned           int
+	ScanMax           int
 }
 
 type lowStock struct {
@@ -58,6 +65,19 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request, v *visitor) {
 			return
 		}
 		page.Expiring = append(page.Expiring, res)
+	}
+	open, err := h.store.AlertList(ctx, store.AlertListParams{Status: stockd.AlertOpen, Limit: stockd.PageSizeMax})
+	if err != nil {
+		h.storeFailed(w, r, v, err)
+		return
+	}
+	page.OpenAlerts, page.OpenAlertsMore = len(open), len(open) == stockd.PageSizeMax
+	if page.Discrepancies, err = h.store.DiscrepancyOpenCounts(ctx); err != nil {
+		h.storeFailed(w, r, v, err)
+		return
+	}
+	for _, n := range page.Discrepancies {
+		page.DiscrepanciesOpen += n
 	}
 	skus, err := h.store.SKUList(ctx, "", stockOutScanMax)
 	if err != nil {

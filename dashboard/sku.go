@@ -23,6 +23,8 @@ type skuPage struct {
 	LedgerAfter  int64
 	NextAfter    int64
 	Reservations []stockd.Reservation
+	// Replenishment is nil for a bundle, which holds no stock to reorder.
+	Replenishment *replenishment
 }
 
 func (h *Handler) skuPage(w http.ResponseWriter, r *http.Request, v *visitor) {
@@ -52,6 +54,12 @@ func (h *Handler) skuPage(w http.ResponseWriter, r *http.Request, v *visitor) {
 		return
 	}
 	page.Chart, page.Legend = compositionChart(page.Stock), legendItems()
+	if !sku.Bundle {
+		if page.Replenishment, err = h.readReplenishment(ctx, id); err != nil {
+			h.storeFailed(w, r, v, err)
+			return
+		}
+	}
 	entries, err := h.store.LedgerList(ctx, store.LedgerListParams{SKU: id, After: after, Limit: ledgerPageSize + 1})
 	if err != nil {
 		h.storeFailed(w, r, v, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -92,7 +93,7 @@ func testDashboard(t *testing.T, browser, dbURL, shots string) {
 	})
 	// The key exists before the first request, so that the server and its
 	// dashboard require keys from the start.
-	secret := storeKey(t, m.store, "dashboard-test", "read", "stock", "reserve", "admin")
+	keyID, secret := storeKey(t, m.store, "dashboard-test", "read", "stock", "reserve", "admin")
 	base := "http://" + m.Addr()
 	api := &apiCaller{t: t, base: base, secret: secret}
 	seedStock(api)
@@ -163,6 +164,16 @@ func testDashboard(t *testing.T, browser, dbURL, shots string) {
 	var stock stockAnswer
 	api.get("/v1/stock/tee-M", &stock)
 	checkComposition(t, shown, stock)
+	var repl struct {
+		SafetyStock  int64 `json:"safety_stock"`
+		ReorderPoint int64 `json:"reorder_point"`
+	}
+	api.get("/v1/replenishment/tee-M", &repl)
+	for field, want := range map[string]int64{"safety_stock": repl.SafetyStock, "reorder_point": repl.ReorderPoint} {
+		if got := shownNumber(t, text(`#replenishment dd[data-field="`+field+`"]`)); got != want {
+			t.Errorf("replenishment %s: page shows %d, GET /v1/replenishment says %d", field, got, want)
+		}
+	}
 	do("screenshot the SKU page", screenshot(filepath.Join(shots, "sku-1280.png")))
 	do("screenshot the SKU page at phone width",
 		chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)),
@@ -174,6 +185,23 @@ func testDashboard(t *testing.T, browser, dbURL, shots string) {
 	if got := text(".campaign h2"); !strings.Contains(got, "black-friday") {
 		t.Fatalf("campaign page shows %q, want black-friday", got)
 	}
+
+	// An alert acknowledged with a click is recorded as the API records it.
+	alertID := openAlert(t, m.store, "mug")
+	do("open the alerts", chromedp.Navigate(base+"/ui/alerts"), chromedp.WaitVisible(chromedp.ID(fmt.Sprintf("ack-%d", alertID))),
+		screenshot(filepath.Join(shots, "alerts-1280.png")))
+	do("acknowledge", chromedp.Click(chromedp.ID(fmt.Sprintf("ack-%d", alertID))), chromedp.WaitVisible(chromedp.ID("acked")))
+	if got := text(fmt.Sprintf(`tr[data-alert="%d"] td.acked`, alertID)); !strings.Contains(got, keyID) {
+		t.Fatalf("after the click the alert's row says %q, want acknowledged by %s", got, keyID)
+	}
+	var acked struct {
+		AckedBy string `json:"acked_by"`
+	}
+	api.get(fmt.Sprintf("/v1/alerts/%d", alertID), &acked)
+	if acked.AckedBy != keyID {
+		t.Fatalf("GET /v1/alerts/%d: acked_by %q, want %s", alertID, acked.AckedBy, keyID)
+	}
+	do("open the discrepancies", chromedp.Navigate(base+"/ui/discrepancies"), chromedp.WaitVisible(chromedp.CSS("h1")))
 
 	// A form sent without its CSRF token is refused, and changes nothing:
 	// the session survives the forged sign-out.
@@ -312,8 +340,8 @@ func checkComposition(t *testing.T, shown []shownRow, stock stockAnswer) {
 	}
 }
 
-// storeKey stores a key with scopes and returns its secret.
-func storeKey(t *testing.T, st store.Store, name string, scopes ...string) string {
+// storeKey stores a key with scopes and returns its id and secret.
+func storeKey(t *testing.T, st store.Store, name string, scopes ...string) (string, string) {
 	t.Helper()
 	key, secret, hash, err := stockd.NewAPIKey(name, scopes, time.Now())
 	if err != nil {
@@ -322,7 +350,7 @@ func storeKey(t *testing.T, st store.Store, name string, scopes ...string) strin
 	if err := st.KeyCreate(context.Background(), store.KeyCreateParams{Key: key, Hash: hash}); err != nil {
 		t.Fatal(err)
 	}
-	return secret
+	return key.ID, secret
 }
 
 // apiCaller calls the API with a key.
@@ -394,7 +422,49 @@ func seedStock(a *apiCaller) {
 	a.post(fmt.Sprintf("/v1/reservations/%s/confirm", campaign["id"]), "pay-3", `{}`)
 	a.post("/v1/moves", "move-damaged", `{"sku":"tee-M","location":"east","from":"available","to":"quarantined","quantity":3,"reference":"damaged on arrival"}`)
 	a.post("/v1/transfers", "xfer-1", `{"sku":"tee-M","from_location":"east","to_location":"default","quantity":6}`)
+	// Four weeks of past demand, for the replenishment chart.
+	var rows []string
+	for day := 28; day >= 1; day-- {
+		date := time.Now().UTC().AddDate(0, 0, -day).Format("2006-01-02")
+		rows = append(rows, fmt.Sprintf(`{"sku":"tee-M","date":"%s","quantity":%d}`, date, 3+(day*7)%5))
+	}
+	a.do("POST", "/v1/demand-history", "", `{"rows":[`+strings.Join(rows, ",")+`]}`, nil)
 	expected := time.Now().Add(72 * time.Hour).UTC().Format(time.RFC3339)
 	a.post("/v1/purchase-orders", "po-1", `{"supplier":"Acme Textiles","expected_at":"`+expected+`","lines":[{"sku":"tee-M","location":"east","quantity":60}]}`)
 	_ = pending
+}
+
+// openAlert returns the id of the open alert of sku: the one the server's
+// alert worker opened, or, when it has not got to it yet, one stored as
+// it would store it.
+func openAlert(t *testing.T, st store.Store, sku string) int64 {
+	t.Helper()
+	for range 2 {
+		if a, err := st.AlertOpenGet(context.Background(), sku); err == nil {
+			return a.ID
+		} else if !errors.Is(err, stockd.ErrNotFound) {
+			t.Fatal(err)
+		}
+		id, err := storeAlert(st, sku)
+		if err == nil {
+			return id
+		}
+		if !errors.Is(err, stockd.ErrAlertChanged) {
+			t.Fatalf("store an alert: %v", err)
+		}
+		// The worker opened one in between: read it.
+	}
+	t.Fatalf("no open alert of %s", sku)
+	return 0
+}
+
+func storeAlert(st store.Store, sku string) (int64, error) {
+	now := time.Now().UTC()
+	res, err := st.AlertWrite(context.Background(), store.AlertWriteParams{Save: &stockd.Alert{
+		SKU: sku, Condition: "critical", Level: "critical", Status: stockd.AlertOpen,
+		Figures:  stockd.AlertFigures{InventoryPosition: 4, SafetyStock: 6, ReorderPoint: 9, AlertLine: 9, SuggestedQuantity: 20, DemandMeanDaily: 1.5, LeadTimeDays: 3, Source: "history", Reason: "inventory position 4 at or below the safety stock 6"},
+		History:  []stockd.AlertStep{{At: now, Event: "opened", Level: "critical"}},
+		OpenedAt: now, ChangedAt: now, EvaluatedAt: now,
+	}})
+	return res.Saved.ID, err
 }
