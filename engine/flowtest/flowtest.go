@@ -68,6 +68,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		// settings.go
 		{"Settings", testSettings},
 		{"SettingsRace", testSettingsRace},
+		{"ReplenishmentSettingsRace", testReplenishmentSettingsRace},
 		// audit.go
 		{"AuditInboundClean", testAuditInboundClean},
 		{"AuditInboundReports", testAuditInboundReports},

@@ -1,6 +1,7 @@
 package flowtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -94,5 +95,63 @@ func testSettingsRace(t *testing.T, h *Harness) {
 		if sku.Deduction != deduction || sku.ApprovalThreshold != threshold {
 			t.Fatalf("round %d: sku %+v, want deduction %s, threshold %d", round, sku, deduction, threshold)
 		}
+	}
+}
+
+// testReplenishmentSettingsRace: partial updates of one SKU's
+// replenishment settings, each setting another field, race on engine
+// replicas with a change of its deduction; every field keeps its update,
+// and the deployment's defaults likewise.
+func testReplenishmentSettingsRace(t *testing.T, h *Harness) {
+	h.SKU("r")
+	for round := range 4 {
+		lead, level, cover := float64(3+round), 0.9+float64(round)/100, 10+round
+		category := fmt.Sprintf("c%d", round)
+		deduction := []string{stockd.DeductionAtPayment, stockd.DeductionAtOrder}[round%2]
+		results := h.raceCommands(6, func(i int) stockd.Command {
+			var op stockd.Operation
+			switch i {
+			case 0:
+				op = &stockd.SKUUpdate{ID: "r", Replenishment: stockd.ReplenishmentSettings{LeadTimeDays: &lead}}
+			case 1:
+				op = &stockd.SKUUpdate{ID: "r", Replenishment: stockd.ReplenishmentSettings{ServiceLevel: &level}}
+			case 2:
+				op = &stockd.SKUUpdate{ID: "r", Replenishment: stockd.ReplenishmentSettings{Category: &category}}
+			case 3:
+				op = &stockd.SKUUpdate{ID: "r", Deduction: &deduction}
+			case 4:
+				op = &stockd.ReplenishmentDefaultsUpdate{Defaults: stockd.ReplenishmentDefaults{ReplenishmentSettings: stockd.ReplenishmentSettings{CoverDays: &cover}}}
+			default:
+				op = &stockd.ReplenishmentDefaultsUpdate{Defaults: stockd.ReplenishmentDefaults{ColdStartMeanDaily: &lead}}
+			}
+			return stockd.Command{Op: op}
+		})
+		if ok := countPassed(t, results); ok != 6 {
+			t.Fatalf("round %d: %d updates answered, want 6", round, ok)
+		}
+		var own stockd.ReplenishmentSettings
+		readDoc(t, h, stockd.DocKey{Kind: stockd.DocReplenishment, ID: "r"}, &own)
+		if *own.LeadTimeDays != lead || *own.ServiceLevel != level || *own.Category != category {
+			t.Fatalf("round %d: settings %+v", round, own)
+		}
+		var d stockd.ReplenishmentDefaults
+		readDoc(t, h, stockd.DocKey{Kind: stockd.DocReplenishmentDefaults, ID: stockd.ReplenishmentDefaultsID}, &d)
+		if *d.CoverDays != cover || *d.ColdStartMeanDaily != lead {
+			t.Fatalf("round %d: defaults %+v", round, d)
+		}
+		if sku, err := h.Store.SKUGet(ctx, "r"); err != nil || sku.Deduction != deduction {
+			t.Fatalf("round %d: sku %+v, %v", round, sku, err)
+		}
+	}
+}
+
+func readDoc(t *testing.T, h *Harness, key stockd.DocKey, v any) {
+	t.Helper()
+	d, err := h.Store.DocumentGet(ctx, key)
+	if err != nil {
+		t.Fatalf("%s/%s: %v", key.Kind, key.ID, err)
+	}
+	if err := json.Unmarshal(d.Body, v); err != nil {
+		t.Fatalf("%s/%s: %v", key.Kind, key.ID, err)
 	}
 }
