@@ -102,7 +102,7 @@ func Decide(p Policy, open *stockd.Alert, e Evaluation) Decision {
 	a := *open
 	a.Figures, a.Suppressed, a.EvaluatedAt = figuresOf(e.Figures), e.Figures.Suppressed, at
 	d := advance(p, &a, e.Today, e.BusinessDate, at)
-	if d.Empty() && sameFigures(a.Figures, open.Figures) && a.Suppressed == open.Suppressed {
+	if d.Empty() && sameFigures(a.Figures, open.Figures) && a.Suppressed == open.Suppressed && a.Announced == open.Announced {
 		return Decision{} // nothing new: an evaluation repeated is no write
 	}
 	d.Save = &a
@@ -115,7 +115,7 @@ func Tick(p Policy, open stockd.Alert, now time.Time, businessDate string, today
 	p = p.withDefaults()
 	a := open
 	d := advance(p, &a, today, businessDate, now.UTC().Truncate(time.Microsecond))
-	if d.Empty() && a.Level == open.Level && a.Tier == open.Tier {
+	if d.Empty() && a.Level == open.Level && a.Tier == open.Tier && a.Announced == open.Announced {
 		return Decision{}
 	}
 	d.Save = &a

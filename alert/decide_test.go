@@ -174,6 +174,13 @@ func TestDecide(t *testing.T) {
 			eval(2, 60, 50, "critical/0"), // digest said it today already
 			eval(3, 60, 0, "critical/0", "sent critical/0"),
 		}, []string{"cleared"}},
+		{"suppression ending after the level was sent that day counts as said", Policy{}, []step{
+			eval(0, 60, 0, "critical/0", "sent critical/0"),
+			eval(1, 500, 0, ""),
+			eval(2, 60, 50, "critical/0", "digest critical/0"),
+			eval(3, 60, 0, "critical/0"),  // sent today already
+			eval(27, 60, 0, "critical/0"), // and the episode goes on: nothing new
+		}, []string{"cleared"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -64,6 +64,8 @@ type NotifierConfig struct {
 	StopGrace time.Duration
 	Now       func() time.Time
 	Logger    *slog.Logger
+	// Metrics may be nil.
+	Metrics *Metrics
 }
 
 const (
@@ -175,6 +177,7 @@ func (n *Notifier) Enqueue(m Message) {
 	select {
 	case n.queue <- m:
 	default:
+		n.cfg.Metrics.droppedOne()
 		n.cfg.Logger.Error("alert delivery queue full: message dropped", "delivery_id", m.DeliveryID, "queue_max", n.cfg.QueueMax)
 	}
 }
@@ -208,6 +211,7 @@ func (n *Notifier) deliverTo(ctx context.Context, s Sink, m Message) bool {
 		if err != nil {
 			d.Error = errorText(err)
 		}
+		n.cfg.Metrics.attempted(s.Name(), err == nil)
 		if n.cfg.Log != nil {
 			if logErr := n.cfg.Log.AlertDeliveryInsert(ctx, d); logErr != nil {
 				n.cfg.Logger.Error("alert delivery log write failed", "err", logErr)

@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/internal/testdb"
 )
@@ -128,8 +131,9 @@ func TestWebhookRetriesUntilReceived(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
 		s := b.New(t)
 		r := newReceiver(t, testSecret, http.StatusServiceUnavailable, http.StatusTooManyRequests)
+		metrics := NewMetrics(prometheus.NewRegistry())
 		n, err := NewNotifier(NotifierConfig{Environment: "staging", Sinks: []Sink{webhook("ops", "staging", 0, r)}, Log: s,
-			BackoffBase: time.Millisecond, BackoffMax: 4 * time.Millisecond, Logger: quietLogger()})
+			BackoffBase: time.Millisecond, BackoffMax: 4 * time.Millisecond, Logger: quietLogger(), Metrics: metrics})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,6 +142,10 @@ func TestWebhookRetriesUntilReceived(t *testing.T) {
 		}
 		if r.requests() != 3 {
 			t.Fatalf("receiver got %d requests, want 3", r.requests())
+		}
+		failed, delivered := testutil.ToFloat64(metrics.attempts.WithLabelValues("ops", "failed")), testutil.ToFloat64(metrics.attempts.WithLabelValues("ops", "delivered"))
+		if failed != 2 || delivered != 1 {
+			t.Errorf("attempts metric: %v failed, %v delivered; want 2 and 1", failed, delivered)
 		}
 		// Every retry carries the same delivery id, for the receiver's dedup.
 		for _, m := range r.got {

@@ -64,6 +64,8 @@ type Config struct {
 	// Now is the clock. Defaults to time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Metrics may be nil.
+	Metrics *Metrics
 }
 
 const (
@@ -301,6 +303,7 @@ func (w *Worker) EvaluateSKU(ctx context.Context, sku string) error {
 	if err != nil {
 		return fmt.Errorf("evaluate %q: %w", sku, err)
 	}
+	w.cfg.Metrics.evaluated()
 	date := w.BusinessDate(now)
 	return w.write(ctx, sku, date, func(open *stockd.Alert, today []stockd.AlertNotice) Decision {
 		return Decide(w.cfg.Policy, open, Evaluation{SKU: sku, Figures: figures, At: now, BusinessDate: date, Today: today})
@@ -342,11 +345,9 @@ func (w *Worker) write(ctx context.Context, sku, date string, decide func(*stock
 
 // deliver hands the sent notices of a write to the notifier.
 func (w *Worker) deliver(res store.AlertWriteResult) {
-	if w.cfg.Notifier == nil {
-		return
-	}
 	for _, n := range res.Inserted {
-		if n.Kind == stockd.AlertNoticeSent {
+		w.cfg.Metrics.noticed(n.Kind)
+		if n.Kind == stockd.AlertNoticeSent && w.cfg.Notifier != nil {
 			w.cfg.Notifier.Enqueue(alertMessage(res.Saved, n))
 		}
 	}

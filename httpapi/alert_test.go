@@ -19,9 +19,13 @@ import (
 func (h *harness) seedAlert(sku, level string, status stockd.AlertStatus) stockd.Alert {
 	h.t.Helper()
 	now := h.clock.Now().UTC().Truncate(time.Microsecond)
-	cover := 3.5
+	// The seed's worked example (d̄ 14.5, σ_d 3.6, L 7, 95 %: SS 16, ROP 118)
+	// with 35 available: 30 days of cover call for 400 in multiples of 50.
+	cover := 35 / 14.5
 	a := stockd.Alert{SKU: sku, Condition: level, Level: level, Status: stockd.AlertOpen, Announced: true,
-		Figures:  stockd.AlertFigures{InventoryPosition: 35, AlertLine: 118, SuggestedQuantity: 400, DemandMeanDaily: 10, LeadTimeDays: 7, DaysOfCover: &cover, Source: "history", Reason: "3.5 days of cover < lead time 7 days"},
+		Figures: stockd.AlertFigures{InventoryPosition: 35, SafetyStock: 16, ReorderPoint: 118, AlertLine: 118, SuggestedQuantity: 400,
+			DemandMeanDaily: 14.5, LeadTimeDays: 7, DaysOfCover: &cover, Source: "history",
+			Reason: "2.4 days of cover < lead time 7 days: an order placed now arrives after the stock runs out"},
 		OpenedAt: now, ChangedAt: now, EvaluatedAt: now}
 	a = a.Appended(stockd.AlertStep{At: now, Event: stockd.AlertRaised, Level: level})
 	res, err := h.store.AlertWrite(h.t.Context(), store.AlertWriteParams{Save: &a})

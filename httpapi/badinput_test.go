@@ -430,5 +430,13 @@ func readBadRequests() []readBadRequest {
 		{"/v1/discrepancies/one", "invalid_input"},
 		{"/v1/discrepancies/1?verbose=1", "invalid_input"},
 		{"/v1/discrepancies/9999", "unknown_discrepancy"},
+		{"/v1/alerts?level=red", "invalid_input"},
+		{"/v1/alerts?status=closed", "invalid_input"},
+		{"/v1/alerts?acked=true", "invalid_input"},
+		{"/v1/alerts?after=x", "invalid_input"},
+		{"/v1/alerts/x", "invalid_input"},
+		{"/v1/alerts/-1", "invalid_input"},
+		{"/v1/alerts/99999", "not_found"},
+		{"/v1/alerts/99999/deliveries", "not_found"},
 	}
 }

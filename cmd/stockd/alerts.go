@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 
 	"github.com/stockd/stockd/alert"
@@ -61,7 +62,7 @@ type alerts struct {
 
 // startAlerts starts the alert worker over the replenishment evaluation
 // the API answers with, so an alert's figures are the API's.
-func (m *Main) startAlerts(zone *time.Location) (*alerts, error) {
+func (m *Main) startAlerts(zone *time.Location, reg prometheus.Registerer) (*alerts, error) {
 	var sinks []alert.Sink
 	if m.Config.AlertSinks != "" {
 		f, err := os.Open(m.Config.AlertSinks)
@@ -76,7 +77,8 @@ func (m *Main) startAlerts(zone *time.Location) (*alerts, error) {
 			return nil, err
 		}
 	}
-	notifier, err := alert.NewNotifier(alert.NotifierConfig{Environment: m.Config.Environment, Sinks: sinks, Log: m.store, Logger: m.Logger})
+	metrics := alert.NewMetrics(reg)
+	notifier, err := alert.NewNotifier(alert.NotifierConfig{Environment: m.Config.Environment, Sinks: sinks, Log: m.store, Logger: m.Logger, Metrics: metrics})
 	if err != nil {
 		return nil, fmt.Errorf("refusing to start: %w", err)
 	}
@@ -88,7 +90,7 @@ func (m *Main) startAlerts(zone *time.Location) (*alerts, error) {
 	a.worker = alert.New(alert.Config{
 		Store: m.store, Evaluate: alert.Evaluator(&evaluate.Evaluator{Store: m.store, Zone: zone}), Notifier: notifier, Zone: zone, DailyAt: at,
 		Policy:   alert.Policy{TierMax: notifier.TierMax()},
-		Debounce: m.Config.AlertDebounce, Interval: m.Config.AlertInterval, Logger: m.Logger,
+		Debounce: m.Config.AlertDebounce, Interval: m.Config.AlertInterval, Logger: m.Logger, Metrics: metrics,
 	})
 	notifier.Start()
 	a.worker.Start()

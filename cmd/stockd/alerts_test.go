@@ -139,4 +139,13 @@ func TestServeAlertsEndToEnd(t *testing.T) {
 	if acked["acked_at"] == nil {
 		t.Fatalf("ack = %v", acked)
 	}
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	metrics, err := io.ReadAll(resp.Body)
+	if err != nil || !strings.Contains(string(metrics), `stockd_alert_delivery_attempts_total{outcome="delivered",sink="ops"}`) {
+		t.Errorf("metrics lack the delivered attempt (%v)", err)
+	}
 }

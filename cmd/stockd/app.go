@@ -99,7 +99,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
 	})
 	m.expiry.Start()
-	if m.alerts, err = m.startAlerts(zone); err != nil {
+	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
 		return err
 	}
 	if s := m.Config.Reconcile.Schedule; s != (reconcile.Schedule{}) {
