@@ -17,12 +17,16 @@ var minuteKinds = []string{
 	stockd.DiscrepancyMissingPosition, stockd.DiscrepancyDuplicateEvent,
 }
 
-// driftKinds are a ledger that does not add up. The minute pass follows
-// the chain only from its cursor, so a drift it once saw is carried by
-// every later entry of the position: not seeing it again proves nothing,
-// until a reconciliation entry acknowledges it (or the day pass's full sum
-// no longer sees it).
-var driftKinds = []string{stockd.DiscrepancyLedgerChain, stockd.DiscrepancyLedgerSum}
+// The ledger kinds of a drift: the minute pass follows the chain only
+// from its cursor, so a drift it once saw is carried by every later entry
+// of the position, and not seeing it again proves nothing until a
+// reconciliation entry acknowledges it (or the day pass's full sum no
+// longer sees it). A chain break is acknowledged by the entry alone; a
+// sum only once the snapshot was compared after it.
+var (
+	chainKinds = []string{stockd.DiscrepancyLedgerChain}
+	sumKinds   = []string{stockd.DiscrepancyLedgerSum}
+)
 
 // Minute checks the positions the ledger changed since the pass's cursor,
 // one snapshot per batch of at most BatchEntries entries, at most
@@ -34,6 +38,10 @@ func (r *Reconciler) Minute(ctx context.Context) (Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.PassTimeout)
 	defer cancel()
 	var res Result
+	// carried are positions a reconciliation entry acknowledged in a batch
+	// that could not compare them (their last entry lay beyond it): the
+	// batch that does compares them as acknowledged.
+	carried := map[stockd.PositionKey]bool{}
 	cursor, err := r.cfg.Store.ReconcileCursor(ctx, stockd.PassMinute)
 	if err != nil {
 		return res, fmt.Errorf("minute pass: %w", err)
@@ -44,7 +52,7 @@ func (r *Reconciler) Minute(ctx context.Context) (Result, error) {
 				return res, fmt.Errorf("minute pass: %w", err)
 			}
 		}
-		b, err := r.minuteBatch(ctx, cursor)
+		b, err := r.minuteBatch(ctx, cursor, carried)
 		if err != nil {
 			return res, fmt.Errorf("minute pass after seq %d: %w", cursor, err)
 		}
@@ -70,9 +78,11 @@ type minuteBatch struct {
 	entries  int
 	findings []stockd.Finding
 	cut      bool
+	carried  map[stockd.PositionKey]bool
 	// checked are the positions whose snapshot was compared;
-	// acknowledged, those where a reconciliation entry restarted the chain.
-	checked, acknowledged []stockd.PositionKey
+	// acknowledged, those where a reconciliation entry restarted the chain,
+	// and rebalanced those of them that were also checked.
+	checked, acknowledged, rebalanced []stockd.PositionKey
 }
 
 func (b *minuteBatch) scopes() []store.ReconcileScope {
@@ -81,12 +91,13 @@ func (b *minuteBatch) scopes() []store.ReconcileScope {
 	}
 	return []store.ReconcileScope{
 		{Kinds: minuteKinds, Positions: b.checked},
-		{Kinds: driftKinds, Positions: b.acknowledged},
+		{Kinds: chainKinds, Positions: b.acknowledged},
+		{Kinds: sumKinds, Positions: b.rebalanced},
 	}
 }
 
-func (r *Reconciler) minuteBatch(ctx context.Context, cursor int64) (*minuteBatch, error) {
-	b := &minuteBatch{run: stockd.ReconcileRun{Pass: stockd.PassMinute, StartedAt: r.now(), CursorFrom: cursor, CursorTo: cursor}}
+func (r *Reconciler) minuteBatch(ctx context.Context, cursor int64, carried map[stockd.PositionKey]bool) (*minuteBatch, error) {
+	b := &minuteBatch{run: stockd.ReconcileRun{Pass: stockd.PassMinute, StartedAt: r.now(), CursorFrom: cursor, CursorTo: cursor}, carried: carried}
 	err := r.cfg.Store.AuditRead(ctx, func(a store.AuditReader) error {
 		return b.read(ctx, a, r.cfg.BatchEntries)
 	})
@@ -157,13 +168,13 @@ func (b *minuteBatch) checkPosition(ctx context.Context, a store.AuditReader, k 
 	if ok {
 		chain = audit.ChainFrom(prev.After)
 	}
+	reconciled := b.carried[k]
 	for _, e := range entries {
 		chain.Add(e)
-		if e.BusinessType == stockd.BusinessReconciliation {
-			if len(b.acknowledged) == 0 || b.acknowledged[len(b.acknowledged)-1] != k {
-				b.acknowledged = append(b.acknowledged, k)
-			}
-		}
+		reconciled = reconciled || e.BusinessType == stockd.BusinessReconciliation
+	}
+	if reconciled {
+		b.acknowledged = append(b.acknowledged, k)
 	}
 	last, _, err := a.LedgerLast(ctx, k, math.MaxInt64)
 	if err != nil {
@@ -171,9 +182,16 @@ func (b *minuteBatch) checkPosition(ctx context.Context, a store.AuditReader, k 
 	}
 	if last.Seq > b.run.CursorTo {
 		b.add(chain.Breaks())
+		if reconciled {
+			b.carried[k] = true
+		}
 		return nil
 	}
+	delete(b.carried, k)
 	b.checked = append(b.checked, k)
+	if reconciled {
+		b.rebalanced = append(b.rebalanced, k)
+	}
 	position, ok, err := a.PositionGet(ctx, k)
 	if err != nil {
 		return err

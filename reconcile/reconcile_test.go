@@ -446,3 +446,31 @@ func TestCountAsOfItsTime(t *testing.T) {
 		}
 	})
 }
+
+// TestMinuteResolutionAcrossBatches: the adjustment that resolves a drift
+// lands in one batch and the position's last entry in the next; the batch
+// that compares the position still counts it as acknowledged and closes
+// the drift.
+func TestMinuteResolutionAcrossBatches(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		f := newFixture(t, b, reconcile.Config{BatchEntries: 2})
+		f.SKU("A")
+		f.SKU("B")
+		f.Receive("A", "default", 10)
+		f.plant(posA, stockd.Counters{OnHand: 15})
+		if res := f.pass(stockd.PassMinute); len(res.Findings) != 2 {
+			t.Fatalf("found %v, want the drift", kinds(res.Findings))
+		}
+		f.MustDo(stockd.Command{Op: &stockd.Adjust{Position: posA, Reason: stockd.ReasonCorrection,
+			Set: true, SetOnHand: 10, ExpectedOnHand: 15, DiscrepancyID: f.open()[0].ID}})
+		f.Receive("B", "default", 1)
+		f.Receive("A", "default", 1)
+		res := f.pass(stockd.PassMinute)
+		if !res.Clean() || len(res.Runs) != 2 {
+			t.Fatalf("pass = %+v, want 2 clean runs", res)
+		}
+		if open := f.open(); len(open) != 0 {
+			t.Fatalf("open after the resolution = %v, want none", openKinds(open))
+		}
+	})
+}
