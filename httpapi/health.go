@@ -17,6 +17,23 @@ type Health struct {
 	// writes_failing or batches_failing.
 	Reason string `json:"reason,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	// Relay is where the event relay stands, when serve runs one. Its lag
+	// never makes the server unhealthy: the books are served either way.
+	Relay *RelayHealth `json:"relay,omitempty"`
+}
+
+// RelayHealth is the relay's part of GET /healthz.
+type RelayHealth struct {
+	// State is leading, standby, failing or stopped.
+	State string `json:"state"`
+	// Cursor is the last seq the broker acknowledged.
+	Cursor int64 `json:"cursor"`
+	// LagEvents is the ledger's last seq minus the cursor.
+	LagEvents int64 `json:"lag_events"`
+	// LagSeconds is the age of the oldest event not yet published.
+	LagSeconds float64 `json:"lag_seconds"`
+	// Error is the relay's last failure, while it is failing.
+	Error string `json:"error,omitempty"`
 }
 
 // Reasons GET /healthz gives for unavailable, worst first.
@@ -37,6 +54,7 @@ const healthWriteInterval = time.Second
 type healthProbe struct {
 	store       store.Store
 	writeHealth func(time.Time) string
+	relayHealth func() *RelayHealth
 
 	mu        sync.Mutex
 	writtenAt time.Time
@@ -44,7 +62,7 @@ type healthProbe struct {
 }
 
 func newHealthProbe(cfg Config) *healthProbe {
-	return &healthProbe{store: cfg.Store, writeHealth: cfg.WriteHealth}
+	return &healthProbe{store: cfg.Store, writeHealth: cfg.WriteHealth, relayHealth: cfg.RelayHealth}
 }
 
 func (p *healthProbe) check(ctx context.Context, now time.Time) Health {
@@ -88,6 +106,9 @@ func (p *healthProbe) write(ctx context.Context, now time.Time) error {
 
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	h := s.health.check(r.Context(), s.now())
+	if s.health.relayHealth != nil {
+		h.Relay = s.health.relayHealth()
+	}
 	if h.Status != "ok" {
 		s.logger.Warn("health check failed", "reason", h.Reason)
 		writeJSON(w, http.StatusServiceUnavailable, h)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -145,4 +146,11 @@ func nextAfter(entries []stockd.LedgerEntry, after int64) int64 {
 		return after
 	}
 	return entries[len(entries)-1].Seq
+}
+
+// MarshalEvent is one event as JSON in the form GET /v1/events lists it:
+// the body the relay publishes, so that a consumer of the broker and a
+// poller of the API read the same thing.
+func MarshalEvent(e stockd.LedgerEntry) ([]byte, error) {
+	return json.Marshal(ledgerEntryOut(e))
 }

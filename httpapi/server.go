@@ -96,6 +96,9 @@ type Config struct {
 	// batches reach the database, else a reason code (halted,
 	// database_unavailable). May be nil.
 	WriteHealth func(now time.Time) string
+	// RelayHealth reports the event relay's state and lag for GET
+	// /healthz. May be nil (no relay).
+	RelayHealth func() *RelayHealth
 	// Now is the clock of keys, audit events and rate limits. Defaults to
 	// time.Now.
 	Now func() time.Time

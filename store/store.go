@@ -171,6 +171,22 @@ type Store interface {
 	// at, and reports whether this call recorded it (false: it was already).
 	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
 
+	// The relay (package relay) publishes the ledger to a broker from a
+	// cursor kept here, under a leadership only one process holds.
+
+	// LedgerSeqMax returns the highest seq in the ledger, 0 when it is
+	// empty: with a relay's cursor, how far behind the relay is.
+	LedgerSeqMax(ctx context.Context) (int64, error)
+	// RelayCursorGet returns the seq up to which the named relay has
+	// published, 0 when it never has. Any replica may read it.
+	RelayCursorGet(ctx context.Context, name string) (int64, error)
+	// RelayLeaseTry takes the named relay's leadership, or returns an
+	// error wrapping ErrLeaseHeld when another holder has it. On
+	// PostgreSQL it is a session advisory lock on a connection of its own,
+	// shared by every process on the database; on SQLite it holds within
+	// this process only (one process serves a SQLite file).
+	RelayLeaseTry(ctx context.Context, name string) (RelayLease, error)
+
 	// Reconciliation records what the passes find; it never changes stock.
 	// Its writes run outside batches, like the audit trail's.
 
@@ -271,6 +287,43 @@ func CheckDemandHistorySpan(from, to string) error {
 		return fmt.Errorf("demand history from %q to %q: want dates YYYY-MM-DD at most %d days apart", from, to, stockd.DemandDaysMax)
 	}
 	return nil
+}
+
+// ErrLeaseHeld is RelayLeaseTry's answer while another holder leads.
+var ErrLeaseHeld = errors.New("relay lease held by another holder")
+
+// ErrLeaseLost marks a lease that no longer holds: its connection failed or
+// it was released. The holder must stop publishing at once.
+var ErrLeaseLost = errors.New("relay lease lost")
+
+// RelayLease is one relay's leadership and its cursor. The cursor is
+// written through the lease itself (on PostgreSQL on the connection that
+// holds the lock), so a holder that lost the lease cannot move it.
+type RelayLease interface {
+	// Cursor returns the seq up to which the relay has published.
+	Cursor(ctx context.Context) (int64, error)
+	// CursorAdvance records seq as published. It never moves the cursor
+	// back. An error wrapping ErrLeaseLost means leadership is gone.
+	CursorAdvance(ctx context.Context, seq int64, at time.Time) error
+	// Check confirms that the lease still holds, with a round trip to the
+	// database; an error wrapping ErrLeaseLost means it does not.
+	Check(ctx context.Context) error
+	// Release gives leadership up. It is safe to call more than once.
+	Release(ctx context.Context) error
+}
+
+// RelayNameValid reports whether name may name a relay: 1 to 64 printable
+// ASCII characters.
+func RelayNameValid(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x21 || name[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // ReconcileRecordParams is one run and what it saw.

@@ -17,6 +17,7 @@ import (
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/httpapi"
 	"github.com/stockd/stockd/reconcile"
+	"github.com/stockd/stockd/relay"
 	"github.com/stockd/stockd/store"
 	"github.com/stockd/stockd/store/storeurl"
 )
@@ -31,6 +32,7 @@ type Main struct {
 	engine *engine.Engine
 	expiry *expiry.Worker
 	alerts *alerts
+	relay  *relayRun
 	// reconcile is nil when no pass is scheduled.
 	reconcile *reconcileLoop
 	server    *http.Server
@@ -99,6 +101,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
 	})
 	m.expiry.Start()
+	if m.relay, err = m.startRelay(reg); err != nil {
+		return err
+	}
 	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
 		return err
 	}
@@ -117,6 +122,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		RequestTimeout:                  m.Config.RequestTimeout,
 		WriteHealth:                     m.writeHealth,
 		BusinessTimeZone:                zone,
+		RelayHealth:                     m.relay.health,
 	})
 	handler := dashboard.Mount(api, dashboard.New(dashboard.Config{
 		Store: m.store, RequireKeys: requireKeys, Gatherer: reg, Logger: m.Logger, BusinessTimeZone: zone,
@@ -202,10 +208,63 @@ func (m *Main) Close() error {
 	if m.engine != nil {
 		m.engine.Close()
 	}
+	m.relay.stop()
 	if m.store != nil {
 		if err := m.store.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close store: %w", err))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// relayRun is the event relay running beside the server; nil when off.
+type relayRun struct {
+	relay  *relay.Relay
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startRelay starts the relay when --nats-url is set. NATS being down is
+// not a reason to refuse to start: the relay retries, and the events wait
+// in the ledger.
+func (m *Main) startRelay(reg prometheus.Registerer) (*relayRun, error) {
+	if m.Config.NATSURL == "" {
+		return nil, nil
+	}
+	r, err := relay.New(relay.Config{
+		Store: m.store, URL: m.Config.NATSURL, Stream: m.Config.NATSStream, Environment: m.Config.Environment,
+		Encode: httpapi.MarshalEvent, Logger: m.Logger, Registerer: reg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &relayRun{relay: r, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(run.done)
+		if err := r.Run(ctx); err != nil {
+			m.Logger.Error("relay stopped", "err", err)
+		}
+	}()
+	m.Logger.Info("relaying events to NATS", "url", redactURL(m.Config.NATSURL), "stream", m.Config.NATSStream, "environment", m.Config.Environment)
+	return run, nil
+}
+
+// health is the relay's part of GET /healthz; nil when off.
+func (r *relayRun) health() *httpapi.RelayHealth {
+	if r == nil {
+		return nil
+	}
+	st := r.relay.Status()
+	return &httpapi.RelayHealth{State: st.State, Cursor: st.Cursor, LagEvents: st.LagEvents, LagSeconds: st.LagSeconds, Error: st.Error}
+}
+
+// stop ends the relay and waits for it; what it had not published waits
+// in the ledger for the next start.
+func (r *relayRun) stop() {
+	if r == nil {
+		return
+	}
+	r.cancel()
+	<-r.done
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/stockd/stockd/internal/logcap"
+	"github.com/stockd/stockd/relay"
 )
 
 // Config is the service's configuration: each field has a flag and a
@@ -45,6 +46,11 @@ type Config struct {
 	AlertDailyAt  string
 	AlertDebounce time.Duration
 	AlertInterval time.Duration
+	// The event relay: off without NATSURL. Environment (above) tags its
+	// subjects and is required with it (seed 003: messages must say which
+	// environment they come from).
+	NATSURL    string
+	NATSStream string
 	// Reconcile schedules the reconciliation passes; its zero value runs
 	// none.
 	Reconcile ReconcileConfig
@@ -91,6 +97,7 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
 	bindBusinessTimeZoneFlag(fs, c)
 	bindAlertFlags(fs, c)
+	bindRelayFlags(fs, c)
 }
 
 // bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
@@ -111,6 +118,13 @@ func businessZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("business time zone %q: %w", name, err)
 	}
 	return loc, nil
+}
+
+// bindRelayFlags adds the relay's flags; --environment is bound with the
+// alerts' (bindAlertFlags): one tag for both.
+func bindRelayFlags(fs *pflag.FlagSet, c *Config) {
+	fs.StringVar(&c.NATSURL, "nats-url", "", "relay the ledger's events to this NATS JetStream server; empty switches the relay off (env STOCKD_NATS_URL)")
+	fs.StringVar(&c.NATSStream, "nats-stream", "STOCKD", "the JetStream stream the relay creates or checks (env STOCKD_NATS_STREAM)")
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -193,6 +207,14 @@ func (c *Config) validate() error {
 	}
 	if err := c.validateAlerts(); err != nil {
 		return err
+	}
+	if c.NATSURL != "" {
+		if err := relay.CheckURL(c.NATSURL); err != nil {
+			return err
+		}
+	}
+	if c.NATSURL != "" && !relay.ValidEnvironment(c.Environment) {
+		return fmt.Errorf("environment %q: --nats-url needs --environment, 1-%d characters of [A-Za-z0-9_-] (production, staging, ...)", c.Environment, relay.EnvironmentLengthMax)
 	}
 	return c.Reconcile.validate()
 }

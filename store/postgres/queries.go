@@ -305,3 +305,22 @@ const queryAuditEventList = `SELECT ` + auditEventColumns + ` FROM audit_events 
 const queryHealthWrite = `
 INSERT INTO health_probe (id, probed_at) VALUES (1, $1)
 ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`
+
+// relayLockClass is the first key of the relays' advisory locks (the
+// two-integer form, apart from the one-bigint locks above); the second is
+// a hash of the schema and the relay's name, so that two schemas of one
+// database elect their leaders apart.
+const relayLockClass int32 = 0x72656c61
+
+const queryRelayLockTry = `SELECT pg_try_advisory_lock($1, hashtext(current_schema() || '.' || $2))`
+
+const queryRelayUnlock = `SELECT pg_advisory_unlock($1, hashtext(current_schema() || '.' || $2))`
+
+const queryRelayCursorGet = `SELECT coalesce((SELECT seq FROM relay_cursors WHERE name = $1), 0)`
+
+// queryRelayCursorAdvance never moves a cursor back.
+const queryRelayCursorAdvance = `
+INSERT INTO relay_cursors (name, seq, updated_at) VALUES ($1, $2, $3)
+ON CONFLICT (name) DO UPDATE SET seq = greatest(relay_cursors.seq, excluded.seq), updated_at = excluded.updated_at`
+
+const queryLedgerSeqMax = `SELECT coalesce(max(seq), 0) FROM ledger`

@@ -239,3 +239,12 @@ LIMIT ?`
 const queryHealthWrite = `
 INSERT INTO health_probe (id, probed_at) VALUES (1, ?)
 ON CONFLICT (id) DO UPDATE SET probed_at = excluded.probed_at`
+
+const queryRelayCursorGet = `SELECT coalesce((SELECT seq FROM relay_cursors WHERE name = ?), 0)`
+
+// queryRelayCursorAdvance never moves a cursor back.
+const queryRelayCursorAdvance = `
+INSERT INTO relay_cursors (name, seq, updated_at) VALUES (?1, ?2, ?3)
+ON CONFLICT (name) DO UPDATE SET seq = max(relay_cursors.seq, excluded.seq), updated_at = excluded.updated_at`
+
+const queryLedgerSeqMax = `SELECT coalesce(max(seq), 0) FROM ledger`

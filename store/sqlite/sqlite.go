@@ -44,6 +44,8 @@ type Store struct {
 	writer *sql.DB
 	// reader is the read-only pool for the Store's read methods.
 	reader *sql.DB
+	// relays are the relay leases held in this process (relay.go).
+	relays relayLeases
 }
 
 // ParseURL returns the file path of a database URL: sqlite://stockd.db is the

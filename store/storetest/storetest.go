@@ -46,6 +46,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"AlertLifecycle", testAlertLifecycle},                         // alerts.go
 		{"AlertDeliveriesAndCursor", testAlertDeliveriesAndCursor},     // alerts.go
 		{"DemandHistory", testDemandHistory},                           // demand.go
+		{"RelayLease", testRelayLease},                                 // relay.go
 		{"ReconcileRecord", testReconcileRecord},                       // reconcile.go
 		{"ReconcileReads", testReconcileReads},                         // reconcile.go
 		{"LedgerLastAsOf", testLedgerLastAsOf},                         // reconcile.go
