@@ -184,27 +184,6 @@ func (f faultyStore) KeyRevoke(ctx context.Context, p store.KeyRevokeParams) (st
 	return f.Store.KeyRevoke(ctx, p)
 }
 
-func (f faultyStore) LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error) {
-	if err := injected(ctx); err != nil {
-		return nil, err
-	}
-	return f.Store.LedgerSales(ctx, sku, from, to)
-}
-
-func (f faultyStore) DemandHistoryPut(ctx context.Context, p store.DemandHistoryPutParams) error {
-	if err := injected(ctx); err != nil {
-		return err
-	}
-	return f.Store.DemandHistoryPut(ctx, p)
-}
-
-func (f faultyStore) DemandHistoryList(ctx context.Context, p store.DemandHistoryListParams) ([]stockd.DemandDay, error) {
-	if err := injected(ctx); err != nil {
-		return nil, err
-	}
-	return f.Store.DemandHistoryList(ctx, p)
-}
-
 func (f faultyStore) DiscrepancyGet(ctx context.Context, id int64) (stockd.Discrepancy, error) {
 	if err := injected(ctx); err != nil {
 		return stockd.Discrepancy{}, err
@@ -224,6 +203,27 @@ func (f faultyStore) LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, a
 		return stockd.LedgerEntry{}, false, err
 	}
 	return f.Store.LedgerLastAsOf(ctx, k, at)
+}
+
+func (f faultyStore) LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.LedgerSales(ctx, sku, from, to)
+}
+
+func (f faultyStore) DemandHistoryPut(ctx context.Context, p store.DemandHistoryPutParams) error {
+	if err := injected(ctx); err != nil {
+		return err
+	}
+	return f.Store.DemandHistoryPut(ctx, p)
+}
+
+func (f faultyStore) DemandHistoryList(ctx context.Context, p store.DemandHistoryListParams) ([]stockd.DemandDay, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.DemandHistoryList(ctx, p)
 }
 
 // clock is the engine's clock, which a test moves forward to expire

@@ -129,9 +129,9 @@ type Server struct {
 	skuLimits      *limiterSet
 	requestTimeout time.Duration
 	health         *healthProbe
-	evaluator      *evaluate.Evaluator
 	// counts compares physical counts (POST /v1/counts).
-	counts *reconcile.Reconciler
+	counts    *reconcile.Reconciler
+	evaluator *evaluate.Evaluator
 }
 
 // route is one endpoint: a ServeMux pattern, the fixed operation name its
@@ -185,8 +185,8 @@ func NewServer(cfg Config) *Server {
 
 		requestTimeout: cfg.RequestTimeout,
 		health:         newHealthProbe(cfg),
-		evaluator:      &evaluate.Evaluator{Store: cfg.Store, Zone: cfg.BusinessTimeZone},
 		counts:         newCounts(cfg),
+		evaluator:      &evaluate.Evaluator{Store: cfg.Store, Zone: cfg.BusinessTimeZone},
 	}
 	for _, rt := range s.routes() {
 		if rt.scope != "" {
@@ -213,9 +213,9 @@ func (s *Server) routes() []route {
 		s.bundleRoutes(), s.purchaseLimitRoutes(),
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
+		s.discrepancyRoutes(), s.countRoutes(),
 		s.alertRoutes(),
 		s.replenishmentRoutes(),
-		s.discrepancyRoutes(), s.countRoutes(),
 	)
 }
 

@@ -118,6 +118,49 @@ type Store interface {
 	// wrapping stockd.ErrNotFound.
 	KeyRevoke(ctx context.Context, p KeyRevokeParams) (stockd.APIKey, error)
 
+	// The relay (package relay) publishes the ledger to a broker from a
+	// cursor kept here, under a leadership only one process holds.
+
+	// LedgerSeqMax returns the highest seq in the ledger, 0 when it is
+	// empty: with a relay's cursor, how far behind the relay is.
+	LedgerSeqMax(ctx context.Context) (int64, error)
+	// RelayCursorGet returns the seq up to which the named relay has
+	// published, 0 when it never has. Any replica may read it.
+	RelayCursorGet(ctx context.Context, name string) (int64, error)
+	// RelayLeaseTry takes the named relay's leadership, or returns an
+	// error wrapping ErrLeaseHeld when another holder has it. On
+	// PostgreSQL it is a session advisory lock on a connection of its own,
+	// shared by every process on the database; on SQLite it holds within
+	// this process only (one process serves a SQLite file).
+	RelayLeaseTry(ctx context.Context, name string) (RelayLease, error)
+
+	// Reconciliation records what the passes find; it never changes stock.
+	// Its writes run outside batches, like the audit trail's.
+
+	// ReconcileCursor returns the ledger seq the pass has checked up to, 0
+	// before its first run.
+	ReconcileCursor(ctx context.Context, pass string) (int64, error)
+	// ReconcileRecord records one run in one transaction: the run itself,
+	// each finding (refreshing the open discrepancy of the same kind,
+	// position and subject, or opening one), the closing of every open
+	// discrepancy within p.Scopes that the run did not find, and the pass's
+	// cursor when p.Run.CursorTo is above it. It returns the run with its
+	// id and what it opened and closed.
+	ReconcileRecord(ctx context.Context, p ReconcileRecordParams) (stockd.ReconcileRun, error)
+	// DiscrepancyGet returns one discrepancy, or an error wrapping
+	// stockd.ErrNotFound.
+	DiscrepancyGet(ctx context.Context, id int64) (stockd.Discrepancy, error)
+	// DiscrepancyList returns discrepancies with ID > p.After matching the
+	// filters, in ID order, at most p.Limit (stockd.PageSizeDefault when
+	// zero, never above stockd.PageSizeMax).
+	DiscrepancyList(ctx context.Context, p DiscrepancyListParams) ([]stockd.Discrepancy, error)
+	// DiscrepancyOpenCounts counts the open discrepancies by kind.
+	DiscrepancyOpenCounts(ctx context.Context) (map[string]int64, error)
+	// LedgerLastAsOf returns the position's last entry created at or
+	// before at, and false when it has none: its counters are the
+	// position's as of at.
+	LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error)
+
 	// Imported demand (stockd.DemandDay) is written outside batches too: it
 	// changes no stock, only what the replenishment computation reads.
 
@@ -170,49 +213,6 @@ type Store interface {
 	// AlertDigestMark records that the digest of businessDate goes out at
 	// at, and reports whether this call recorded it (false: it was already).
 	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
-
-	// The relay (package relay) publishes the ledger to a broker from a
-	// cursor kept here, under a leadership only one process holds.
-
-	// LedgerSeqMax returns the highest seq in the ledger, 0 when it is
-	// empty: with a relay's cursor, how far behind the relay is.
-	LedgerSeqMax(ctx context.Context) (int64, error)
-	// RelayCursorGet returns the seq up to which the named relay has
-	// published, 0 when it never has. Any replica may read it.
-	RelayCursorGet(ctx context.Context, name string) (int64, error)
-	// RelayLeaseTry takes the named relay's leadership, or returns an
-	// error wrapping ErrLeaseHeld when another holder has it. On
-	// PostgreSQL it is a session advisory lock on a connection of its own,
-	// shared by every process on the database; on SQLite it holds within
-	// this process only (one process serves a SQLite file).
-	RelayLeaseTry(ctx context.Context, name string) (RelayLease, error)
-
-	// Reconciliation records what the passes find; it never changes stock.
-	// Its writes run outside batches, like the audit trail's.
-
-	// ReconcileCursor returns the ledger seq the pass has checked up to, 0
-	// before its first run.
-	ReconcileCursor(ctx context.Context, pass string) (int64, error)
-	// ReconcileRecord records one run in one transaction: the run itself,
-	// each finding (refreshing the open discrepancy of the same kind,
-	// position and subject, or opening one), the closing of every open
-	// discrepancy within p.Scopes that the run did not find, and the pass's
-	// cursor when p.Run.CursorTo is above it. It returns the run with its
-	// id and what it opened and closed.
-	ReconcileRecord(ctx context.Context, p ReconcileRecordParams) (stockd.ReconcileRun, error)
-	// DiscrepancyGet returns one discrepancy, or an error wrapping
-	// stockd.ErrNotFound.
-	DiscrepancyGet(ctx context.Context, id int64) (stockd.Discrepancy, error)
-	// DiscrepancyList returns discrepancies with ID > p.After matching the
-	// filters, in ID order, at most p.Limit (stockd.PageSizeDefault when
-	// zero, never above stockd.PageSizeMax).
-	DiscrepancyList(ctx context.Context, p DiscrepancyListParams) ([]stockd.Discrepancy, error)
-	// DiscrepancyOpenCounts counts the open discrepancies by kind.
-	DiscrepancyOpenCounts(ctx context.Context) (map[string]int64, error)
-	// LedgerLastAsOf returns the position's last entry created at or
-	// before at, and false when it has none: its counters are the
-	// position's as of at.
-	LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, at time.Time) (stockd.LedgerEntry, bool, error)
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.
@@ -244,49 +244,6 @@ type AlertAckParams struct {
 	ID    int64
 	KeyID string
 	At    time.Time
-}
-
-// DemandHistoryPutParams are the rows of one import and its time.
-type DemandHistoryPutParams struct {
-	Rows []stockd.DemandDay
-	At   time.Time
-}
-
-// DemandHistoryListParams selects one SKU's imported demand by date.
-type DemandHistoryListParams struct {
-	SKU      string
-	From, To string
-}
-
-// CheckDemandHistoryRows refuses a write beyond the bounds
-// DemandHistoryPut promises to hold to.
-func CheckDemandHistoryRows(rows []stockd.DemandDay) error {
-	if len(rows) == 0 || len(rows) > stockd.DemandHistoryRowsMax {
-		return fmt.Errorf("demand history: %d rows, want 1 to %d", len(rows), stockd.DemandHistoryRowsMax)
-	}
-	seen := make(map[[2]string]bool, len(rows))
-	for _, r := range rows {
-		if err := stockd.ValidDemandDay(r); err != nil {
-			return fmt.Errorf("demand history: %w", err)
-		}
-		k := [2]string{r.SKU, r.Date}
-		if seen[k] {
-			return fmt.Errorf("demand history: %s on %s twice", r.SKU, r.Date)
-		}
-		seen[k] = true
-	}
-	return nil
-}
-
-// CheckDemandHistorySpan refuses a read of malformed dates, reversed, or
-// longer than stockd.DemandDaysMax days.
-func CheckDemandHistorySpan(from, to string) error {
-	f, ferr := time.Parse(stockd.DateLayout, from)
-	t, terr := time.Parse(stockd.DateLayout, to)
-	if ferr != nil || terr != nil || t.Before(f) || t.Sub(f) >= stockd.DemandDaysMax*24*time.Hour {
-		return fmt.Errorf("demand history from %q to %q: want dates YYYY-MM-DD at most %d days apart", from, to, stockd.DemandDaysMax)
-	}
-	return nil
 }
 
 // ErrLeaseHeld is RelayLeaseTry's answer while another holder leads.
@@ -359,6 +316,49 @@ type DiscrepancyListParams struct {
 	SKU    string
 	After  int64
 	Limit  int
+}
+
+// DemandHistoryPutParams are the rows of one import and its time.
+type DemandHistoryPutParams struct {
+	Rows []stockd.DemandDay
+	At   time.Time
+}
+
+// DemandHistoryListParams selects one SKU's imported demand by date.
+type DemandHistoryListParams struct {
+	SKU      string
+	From, To string
+}
+
+// CheckDemandHistoryRows refuses a write beyond the bounds
+// DemandHistoryPut promises to hold to.
+func CheckDemandHistoryRows(rows []stockd.DemandDay) error {
+	if len(rows) == 0 || len(rows) > stockd.DemandHistoryRowsMax {
+		return fmt.Errorf("demand history: %d rows, want 1 to %d", len(rows), stockd.DemandHistoryRowsMax)
+	}
+	seen := make(map[[2]string]bool, len(rows))
+	for _, r := range rows {
+		if err := stockd.ValidDemandDay(r); err != nil {
+			return fmt.Errorf("demand history: %w", err)
+		}
+		k := [2]string{r.SKU, r.Date}
+		if seen[k] {
+			return fmt.Errorf("demand history: %s on %s twice", r.SKU, r.Date)
+		}
+		seen[k] = true
+	}
+	return nil
+}
+
+// CheckDemandHistorySpan refuses a read of malformed dates, reversed, or
+// longer than stockd.DemandDaysMax days.
+func CheckDemandHistorySpan(from, to string) error {
+	f, ferr := time.Parse(stockd.DateLayout, from)
+	t, terr := time.Parse(stockd.DateLayout, to)
+	if ferr != nil || terr != nil || t.Before(f) || t.Sub(f) >= stockd.DemandDaysMax*24*time.Hour {
+		return fmt.Errorf("demand history from %q to %q: want dates YYYY-MM-DD at most %d days apart", from, to, stockd.DemandDaysMax)
+	}
+	return nil
 }
 
 // DocumentListParams selects a page of documents of one kind.

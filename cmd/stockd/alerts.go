@@ -18,9 +18,9 @@ const (
 	alertIntervalDefault = time.Second
 )
 
-// bindAlertFlags adds the alert worker's flags to serve.
+// bindAlertFlags adds the alert worker's flags to serve (--environment,
+// which the relay shares, is bindServeFlags').
 func bindAlertFlags(fs *pflag.FlagSet, c *Config) {
-	fs.StringVar(&c.Environment, "environment", "", "the deployment's environment tag (production, staging, loadtest, …): every alert message and the relay's subjects (stockd.<environment>.<type>.<sku>) carry it, and only alert sinks of this environment are sent to; required with --alert-sinks and with --nats-url (env STOCKD_ENVIRONMENT)")
 	fs.StringVar(&c.AlertSinks, "alert-sinks", "", "JSON file of alert sinks (webhook, slack, log), each bound to one environment; see docs/operations.md (env STOCKD_ALERT_SINKS)")
 	fs.StringVar(&c.AlertDailyAt, "alert-daily-at", alertDailyAtDefault, "local time HH:MM, in --business-time-zone, of the daily job that evaluates every SKU and sends the digest (env STOCKD_ALERT_DAILY_AT)")
 	fs.DurationVar(&c.AlertDebounce, "alert-debounce", alertDebounceDefault, "how long a SKU's stock must stay unchanged before its alert is evaluated (env STOCKD_ALERT_DEBOUNCE)")

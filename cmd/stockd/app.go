@@ -31,8 +31,8 @@ type Main struct {
 	store  store.Store
 	engine *engine.Engine
 	expiry *expiry.Worker
-	alerts *alerts
 	relay  *relayRun
+	alerts *alerts
 	// reconcile is nil when no pass is scheduled.
 	reconcile *reconcileLoop
 	server    *http.Server
@@ -104,11 +104,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.relay, err = m.startRelay(reg); err != nil {
 		return err
 	}
-	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
-		return err
-	}
 	if s := m.Config.Reconcile.Schedule; s != (reconcile.Schedule{}) {
 		m.reconcile = startReconcile(m.Config.Reconcile.reconciler(m.store, m.Logger, reg), s)
+	}
+	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
+		return err
 	}
 	api := httpapi.NewServer(httpapi.Config{
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
@@ -121,8 +121,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		UnauthenticatedLookupsPerSecond: m.Config.UnauthenticatedLookupsPerSecond,
 		RequestTimeout:                  m.Config.RequestTimeout,
 		WriteHealth:                     m.writeHealth,
-		BusinessTimeZone:                zone,
 		RelayHealth:                     m.relay.health,
+		BusinessTimeZone:                zone,
 	})
 	handler := dashboard.Mount(api, dashboard.New(dashboard.Config{
 		Store: m.store, RequireKeys: requireKeys, Gatherer: reg, Logger: m.Logger, BusinessTimeZone: zone,
@@ -201,10 +201,10 @@ func (m *Main) Close() error {
 	if m.expiry != nil {
 		m.expiry.Stop()
 	}
-	m.alerts.stop()
 	if m.reconcile != nil {
 		m.reconcile.Stop()
 	}
+	m.alerts.stop()
 	if m.engine != nil {
 		m.engine.Close()
 	}

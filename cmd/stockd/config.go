@@ -37,23 +37,24 @@ type Config struct {
 	UnauthenticatedLookupsPerSecond float64
 	// RequestTimeout is the server's deadline for each /v1 request.
 	RequestTimeout time.Duration
+	// The event relay: off without NATSURL. Environment tags its subjects
+	// and every alert message, and is required with either (seed 003:
+	// messages must say which environment they come from).
+	NATSURL     string
+	NATSStream  string
+	Environment string
+	// Reconcile schedules the reconciliation passes; its zero value runs
+	// none.
+	Reconcile ReconcileConfig
 	// BusinessTimeZone is the IANA name of the zone whose days are the
 	// business days of replenishment. Defaults to UTC.
 	BusinessTimeZone string
-	// The alert worker's (alerts.go).
-	Environment   string
+	// The alert worker's (alerts.go); Environment, above, tags its
+	// messages too.
 	AlertSinks    string
 	AlertDailyAt  string
 	AlertDebounce time.Duration
 	AlertInterval time.Duration
-	// The event relay: off without NATSURL. Environment (above) tags its
-	// subjects and is required with it (seed 003: messages must say which
-	// environment they come from).
-	NATSURL    string
-	NATSStream string
-	// Reconcile schedules the reconciliation passes; its zero value runs
-	// none.
-	Reconcile ReconcileConfig
 }
 
 const (
@@ -95,9 +96,11 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.IntVar(&c.SKUReservationsBurst, "sku-reservations-burst", 0, "reservations of one SKU at once; 0 is the rate, at least 1 (env STOCKD_SKU_RESERVATIONS_BURST)")
 	fs.Float64Var(&c.UnauthenticatedLookupsPerSecond, "unauthenticated-lookups-per-second", 50, "key lookups in the database per client address, for keys not seen within 5 s; negative switches the limit off (env STOCKD_UNAUTHENTICATED_LOOKUPS_PER_SECOND)")
 	fs.DurationVar(&c.RequestTimeout, "request-timeout", requestTimeoutDefault, "the server's deadline for each /v1 request; past it, 503 timeout (env STOCKD_REQUEST_TIMEOUT)")
+	fs.StringVar(&c.NATSURL, "nats-url", "", "relay the ledger's events to this NATS JetStream server; empty switches the relay off (env STOCKD_NATS_URL)")
+	fs.StringVar(&c.NATSStream, "nats-stream", "STOCKD", "the JetStream stream the relay creates or checks (env STOCKD_NATS_STREAM)")
+	fs.StringVar(&c.Environment, "environment", "", "the deployment's environment tag (production, staging, loadtest, …): the relay's subjects are stockd.<environment>.<type>.<sku>, every alert message carries it and only alert sinks of this environment are sent to; required with --nats-url or --alert-sinks (env STOCKD_ENVIRONMENT)")
 	bindBusinessTimeZoneFlag(fs, c)
 	bindAlertFlags(fs, c)
-	bindRelayFlags(fs, c)
 }
 
 // bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
@@ -118,13 +121,6 @@ func businessZone(name string) (*time.Location, error) {
 		return nil, fmt.Errorf("business time zone %q: %w", name, err)
 	}
 	return loc, nil
-}
-
-// bindRelayFlags adds the relay's flags; --environment is bound with the
-// alerts' (bindAlertFlags): one tag for both.
-func bindRelayFlags(fs *pflag.FlagSet, c *Config) {
-	fs.StringVar(&c.NATSURL, "nats-url", "", "relay the ledger's events to this NATS JetStream server; empty switches the relay off (env STOCKD_NATS_URL)")
-	fs.StringVar(&c.NATSStream, "nats-stream", "STOCKD", "the JetStream stream the relay creates or checks (env STOCKD_NATS_STREAM)")
 }
 
 // applyEnv sets every flag not given on the command line from its
@@ -200,14 +196,6 @@ func (c *Config) validate() error {
 	if c.KeyRequestsBurst < 0 || c.SKUReservationsBurst < 0 || c.SKUReservationsPerSecond < 0 {
 		return fmt.Errorf("rate limits: bursts and the per-SKU rate must not be negative")
 	}
-	if c.BusinessTimeZone != "" {
-		if _, err := businessZone(c.BusinessTimeZone); err != nil {
-			return err
-		}
-	}
-	if err := c.validateAlerts(); err != nil {
-		return err
-	}
 	if c.NATSURL != "" {
 		if err := relay.CheckURL(c.NATSURL); err != nil {
 			return err
@@ -216,5 +204,13 @@ func (c *Config) validate() error {
 	if c.NATSURL != "" && !relay.ValidEnvironment(c.Environment) {
 		return fmt.Errorf("environment %q: --nats-url needs --environment, 1-%d characters of [A-Za-z0-9_-] (production, staging, ...)", c.Environment, relay.EnvironmentLengthMax)
 	}
-	return c.Reconcile.validate()
+	if c.BusinessTimeZone != "" {
+		if _, err := businessZone(c.BusinessTimeZone); err != nil {
+			return err
+		}
+	}
+	if err := c.Reconcile.validate(); err != nil {
+		return err
+	}
+	return c.validateAlerts()
 }

@@ -32,15 +32,15 @@ const importProgressEvery = time.Second
 func newImportCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import",
-		Short: "Import SKUs, opening stock, open reservations, past demand and physical counts from CSV files (checked whole before anything is written)",
+		Short: "Import SKUs, opening stock, open reservations and physical counts from CSV files (checked whole before anything is written)",
 	}
 	cmd.AddCommand(
 		newImportKindCommand("skus", "sku,name,unit", "SKUs (an existing SKU with the same name and unit is left as it is)", planSKUs),
 		newImportKindCommand("stock", "sku,location,pool,quantity,reference", "opening balances, as receipts with their reference (empty: opening-balance)", planStock),
 		newImportKindCommand("reservations", "key,sku,location,pool,quantity,status,expires_at,customer_id",
 			"open holds (status pending, with their deadline) and paid, unshipped orders (status confirmed); rows sharing a key are one reservation", planReservations),
-		newImportDemandCommand(),
 		newImportCountsCommand(),
+		newImportDemandCommand(),
 	)
 	return cmd
 }

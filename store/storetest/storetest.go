@@ -43,13 +43,13 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"KeyHashUnique", testKeyHashUnique},                           // keys.go
 		{"KeyCreateBounded", testKeyCreateBounded},                     // keys.go
 		{"MigrateIdempotent", testMigrateIdempotent},                   // migrate.go
-		{"AlertLifecycle", testAlertLifecycle},                         // alerts.go
-		{"AlertDeliveriesAndCursor", testAlertDeliveriesAndCursor},     // alerts.go
-		{"DemandHistory", testDemandHistory},                           // demand.go
 		{"RelayLease", testRelayLease},                                 // relay.go
 		{"ReconcileRecord", testReconcileRecord},                       // reconcile.go
 		{"ReconcileReads", testReconcileReads},                         // reconcile.go
 		{"LedgerLastAsOf", testLedgerLastAsOf},                         // reconcile.go
+		{"AlertLifecycle", testAlertLifecycle},                         // alerts.go
+		{"AlertDeliveriesAndCursor", testAlertDeliveriesAndCursor},     // alerts.go
+		{"DemandHistory", testDemandHistory},                           // demand.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
