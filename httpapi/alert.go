@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -131,9 +133,7 @@ func (s *Server) ackAlert(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, verr)
 		return
 	}
-	now := s.now()
-	keyID := actingKeyID(r)
-	a, err := s.store.AlertAck(r.Context(), store.AlertAckParams{ID: id, KeyID: keyID, At: now})
+	a, err := AckAlert(r.Context(), s.store, s.logger, store.AlertAckParams{ID: id, KeyID: actingKeyID(r), At: s.now()}, r.URL.Path)
 	if errors.Is(err, stockd.ErrNotFound) {
 		writeProblem(w, stockd.Errorf(stockd.CodeNotFound, "no alert %d", id))
 		return
@@ -142,9 +142,20 @@ func (s *Server) ackAlert(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	s.audit(r, stockd.NewAuditEvent(now, keyID, "alert_ack", r.URL.Path, stockd.AuditOutcomeDone,
-		fmt.Sprintf("alert %d of %s acknowledged by %q", a.ID, a.SKU, a.AckedBy)))
 	writeJSON(w, http.StatusOK, a)
+}
+
+// AckAlert acknowledges an alert and writes the audit event: what
+// POST /v1/alerts/{id}/ack does, and the dashboard's acknowledge button
+// through the same code. target is the path the request came to.
+func AckAlert(ctx context.Context, st store.Store, logger *slog.Logger, p store.AlertAckParams, target string) (stockd.Alert, error) {
+	a, err := st.AlertAck(ctx, p)
+	if err != nil {
+		return stockd.Alert{}, err
+	}
+	writeAudit(ctx, st, logger, stockd.NewAuditEvent(p.At, p.KeyID, "alert_ack", target, stockd.AuditOutcomeDone,
+		fmt.Sprintf("alert %d of %s acknowledged by %q", a.ID, a.SKU, a.AckedBy)))
+	return a, nil
 }
 
 // listAlertDeliveries answers where an alert's messages went: the first

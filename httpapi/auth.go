@@ -243,9 +243,16 @@ func (s *Server) guard(rt route) http.HandlerFunc {
 // audit appends e to the audit trail. A failure is logged, not answered:
 // the caller's request was decided already.
 func (s *Server) audit(r *http.Request, e stockd.AuditEvent) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), auditWriteTimeout)
+	writeAudit(r.Context(), s.store, s.logger, e)
+}
+
+// writeAudit appends e, logging a failure; the write outlives ctx's
+// cancellation (a caller hanging up must not skip it), within its own
+// timeout.
+func writeAudit(ctx context.Context, st store.Store, logger *slog.Logger, e stockd.AuditEvent) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditWriteTimeout)
 	defer cancel()
-	if err := s.store.AuditEventInsert(ctx, e); err != nil {
-		s.logger.Error("audit event not written", "action", e.Action, "key", e.KeyID, "outcome", e.Outcome, "err", err)
+	if err := st.AuditEventInsert(ctx, e); err != nil {
+		logger.Error("audit event not written", "action", e.Action, "key", e.KeyID, "outcome", e.Outcome, "err", err)
 	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,8 +10,10 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
 )
 
 func (s *Server) stockRoutes() []route {
@@ -68,17 +71,49 @@ func stockOut(sku string, positions []stockd.Position, states map[string]string)
 	return out
 }
 
+// ReadStock is the stock answer of GET /v1/stock/{sku} without a bundle's
+// availability: every position of sku and the totals, read as that
+// endpoint reads them, so that another view of the same stock (the
+// dashboard's) cannot disagree with it. The SKU is not checked to exist.
+func ReadStock(ctx context.Context, st store.Store, sku string, now time.Time) (Stock, error) {
+	positions, err := st.PositionListBySKU(ctx, sku)
+	if err != nil {
+		return Stock{}, err
+	}
+	return stockOfPositions(ctx, st, sku, positions, now)
+}
+
+// stockThen is the stock answer of ?as_of: the positions rebuilt as they
+// stood at at, their pools' states as now.
+func (s *Server) stockThen(r *http.Request, sku string, at time.Time) (Stock, error) {
+	positions, err := s.store.PositionListBySKU(r.Context(), sku)
+	if err != nil {
+		return Stock{}, err
+	}
+	if positions, err = s.positionsAsOf(r, positions, at); err != nil {
+		return Stock{}, err
+	}
+	return stockOfPositions(r.Context(), s.store, sku, positions, s.now())
+}
+
+func stockOfPositions(ctx context.Context, st store.Store, sku string, positions []stockd.Position, now time.Time) (Stock, error) {
+	states, err := poolStates(ctx, st, positions, now)
+	if err != nil {
+		return Stock{}, err
+	}
+	return stockOut(sku, positions, states), nil
+}
+
 // poolStates reads the state of every pool other than normal that
 // positions name. Pools are few per SKU; a missing document (stock
 // received before pools were checked) is PoolStateNoRecord.
-func (s *Server) poolStates(r *http.Request, positions []stockd.Position) (map[string]string, error) {
+func poolStates(ctx context.Context, st store.Store, positions []stockd.Position, now time.Time) (map[string]string, error) {
 	states := map[string]string{}
-	now := s.now()
 	for _, p := range positions {
 		if _, seen := states[p.Pool]; seen || p.Pool == stockd.PoolDefault {
 			continue
 		}
-		doc, err := s.store.DocumentGet(r.Context(), stockd.DocKey{Kind: stockd.DocPool, ID: p.Pool})
+		doc, err := st.DocumentGet(ctx, stockd.DocKey{Kind: stockd.DocPool, ID: p.Pool})
 		if errors.Is(err, stockd.ErrNotFound) {
 			states[p.Pool] = stockd.PoolStateNoRecord
 			continue
@@ -105,15 +140,13 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 	if answered || !s.skuExists(w, r, sku) {
 		return
 	}
-	positions, err := s.store.PositionListBySKU(r.Context(), sku)
-	if err == nil && asOf {
-		positions, err = s.positionsAsOf(r, positions, at)
+	var stock Stock
+	var err error
+	if asOf {
+		stock, err = s.stockThen(r, sku, at)
+	} else {
+		stock, err = ReadStock(r.Context(), s.store, sku, s.now())
 	}
-	if err != nil {
-		s.failure(w, r, err)
-		return
-	}
-	states, err := s.poolStates(r, positions)
 	if err != nil {
 		s.failure(w, r, err)
 		return
@@ -126,7 +159,7 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 	if !isBundle || asOf {
 		// A bundle holds no stock of its own; what its components made
 		// then is theirs to ask as of that time.
-		writeJSON(w, http.StatusOK, stockOut(sku, positions, states))
+		writeJSON(w, http.StatusOK, stock)
 		return
 	}
 	avail, err := s.bundleAvailability(r.Context(), b)
@@ -134,7 +167,7 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, bundleStock{Stock: stockOut(sku, positions, states), Bundle: &avail})
+	writeJSON(w, http.StatusOK, bundleStock{Stock: stock, Bundle: &avail})
 }
 
 // bundleStock is the stock answer of a bundle SKU: its own positions (it
@@ -213,7 +246,7 @@ func (s *Server) listStock(w http.ResponseWriter, r *http.Request) {
 			bySKU[p.SKU] = append(bySKU[p.SKU], p)
 		}
 	}
-	states, err := s.poolStates(r, positions)
+	states, err := poolStates(r.Context(), s.store, positions, s.now())
 	if err != nil {
 		s.failure(w, r, err)
 		return

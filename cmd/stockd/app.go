@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockd/stockd/dashboard"
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/gate"
@@ -120,7 +121,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if err := m.startGate(ctx); err != nil {
 		return err
 	}
-	handler := httpapi.NewServer(httpapi.Config{
+	api := httpapi.NewServer(httpapi.Config{
 		Gate:   m.gate,
 		Engine: m.engine, Store: m.store, Logger: m.Logger, Registerer: reg, Gatherer: reg,
 		RequireKeys:              requireKeys,
@@ -135,6 +136,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		RelayHealth:                     m.relay.health,
 		BusinessTimeZone:                zone,
 	})
+	handler := dashboard.Mount(api, dashboard.New(dashboard.Config{
+		Store: m.store, RequireKeys: requireKeys, Gatherer: reg, Logger: m.Logger, BusinessTimeZone: zone,
+	}))
 	m.listener, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

@@ -110,7 +110,7 @@ func stock(ctx context.Context, c *stockdclient.ClientWithResponses) error {
 		stockdclient.BundleCreateRequest{Bundle: "gift-set", Components: []stockdclient.BundleComponent{{Sku: "tee-M", Quantity: 1}, {Sku: "mug", Quantity: 1}}})).want("bundle", http.StatusCreated); err != nil {
 		return err
 	}
-	gift, err := answered(c.StockGetWithResponse(ctx, "gift-set")).want("bundle stock", http.StatusOK)
+	gift, err := answered(c.StockGetWithResponse(ctx, "gift-set", nil)).want("bundle stock", http.StatusOK)
 	if err != nil {
 		return err
 	}
