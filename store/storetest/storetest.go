@@ -44,6 +44,8 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"KeyCreateBounded", testKeyCreateBounded},                     // keys.go
 		{"MigrateIdempotent", testMigrateIdempotent},                   // migrate.go
 		{"RelayLease", testRelayLease},                                 // relay.go
+		{"WebhookLifecycle", testWebhookLifecycle},                     // webhooks.go
+		{"WebhookBounds", testWebhookBounds},                           // webhooks.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
