@@ -234,6 +234,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseOrders(h)
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others
+		exerciseWebhooks(h)
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)

@@ -203,6 +203,7 @@ func (s *Server) routes() []route {
 		s.bundleRoutes(), s.purchaseLimitRoutes(),
 		s.poolRoutes(), s.allocationRoutes(), s.campaignRoutes(), s.settingsRoutes(), s.approvalRoutes(),
 		s.returnRoutes(), s.shipmentRoutes(), s.transferRoutes(), s.purchaseOrderRoutes(), s.requestRoutes(),
+		s.webhookRoutes(),
 	)
 }
 

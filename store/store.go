@@ -138,7 +138,8 @@ type Store interface {
 	// batches, each mutation with its idempotency record in one
 	// transaction (a key already stored is an error wrapping ErrRetry).
 
-	// WebhookCreate stores a new endpoint and its secret. When p.WebhooksMax
+	// WebhookCreate stores a new endpoint, from its Cursor, and its
+	// secret. When p.WebhooksMax
 	// endpoints exist already, it stores nothing and returns an error
 	// wrapping stockd.ErrLimitReached.
 	WebhookCreate(ctx context.Context, p WebhookCreateParams) error

@@ -333,8 +333,8 @@ const (
 	// caller holds webhooksLockKey, so concurrent inserts cannot pass the
 	// bound together.
 	queryWebhookInsert = `
-INSERT INTO webhooks (id, url, event_types, secret, created_at)
-SELECT $1, $2, $3, $4, $5
+INSERT INTO webhooks (id, url, event_types, secret, created_at, cursor)
+SELECT $1, $2, $3, $4, $5, $7
 WHERE (SELECT count(*) FROM webhooks) < $6`
 
 	queryWebhookGet = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id = $1`

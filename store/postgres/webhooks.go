@@ -25,7 +25,7 @@ func (s *Store) WebhookCreate(ctx context.Context, p store.WebhookCreateParams) 
 			return fmt.Errorf("lock: %w", interpretError(err))
 		}
 		tag, err := tx.Exec(ctx, queryWebhookInsert, p.Webhook.ID, p.Webhook.URL, p.Webhook.EventTypes, p.Secret,
-			p.Webhook.CreatedAt.UTC(), webhooksMax)
+			p.Webhook.CreatedAt.UTC(), webhooksMax, p.Webhook.Cursor)
 		if err != nil {
 			return interpretError(err)
 		}

@@ -256,8 +256,8 @@ const (
 
 	// queryWebhookInsert inserts unless ?6 endpoints exist already.
 	queryWebhookInsert = `
-INSERT INTO webhooks (id, url, event_types, secret, created_at)
-SELECT ?1, ?2, ?3, ?4, ?5
+INSERT INTO webhooks (id, url, event_types, secret, created_at, cursor)
+SELECT ?1, ?2, ?3, ?4, ?5, ?7
 WHERE (SELECT count(*) FROM webhooks) < ?6`
 
 	queryWebhookGet = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id = ?`

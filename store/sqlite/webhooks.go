@@ -25,7 +25,7 @@ func (s *Store) WebhookCreate(ctx context.Context, p store.WebhookCreateParams) 
 	}
 	return s.webhookTx(ctx, "create webhook "+p.Webhook.ID, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, queryWebhookInsert, p.Webhook.ID, p.Webhook.URL, string(types), p.Secret,
-			unixMicros(p.Webhook.CreatedAt), webhooksMax)
+			unixMicros(p.Webhook.CreatedAt), webhooksMax, p.Webhook.Cursor)
 		if err != nil {
 			return interpretError(err)
 		}
