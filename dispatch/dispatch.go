@@ -324,6 +324,12 @@ func (d *Dispatcher) step(ctx context.Context, id string, secret []byte) (done b
 		if ctx.Err() != nil {
 			return true, nil
 		}
+		// Redelivered or disabled while waiting: start over from the
+		// endpoint as it is, rather than send what is no longer due.
+		now, err := callStore(ctx, func(ctx context.Context) (stockd.Webhook, error) { return d.cfg.Store.WebhookGet(ctx, id) })
+		if err != nil || now.Disabled() || now.Generation != w.Generation || now.Cursor != w.Cursor {
+			return false, err
+		}
 	}
 	delivery := d.deliver(ctx, w, secret, *next, attempt)
 	if ctx.Err() != nil && !delivery.OK {
