@@ -226,6 +226,48 @@ func (f faultyStore) DemandHistoryList(ctx context.Context, p store.DemandHistor
 	return f.Store.DemandHistoryList(ctx, p)
 }
 
+func (f faultyStore) WebhookCreate(ctx context.Context, p store.WebhookCreateParams) error {
+	if err := injected(ctx); err != nil {
+		return err
+	}
+	return f.Store.WebhookCreate(ctx, p)
+}
+
+func (f faultyStore) WebhookGet(ctx context.Context, id string) (stockd.Webhook, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Webhook{}, err
+	}
+	return f.Store.WebhookGet(ctx, id)
+}
+
+func (f faultyStore) WebhookList(ctx context.Context) ([]stockd.Webhook, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.WebhookList(ctx)
+}
+
+func (f faultyStore) WebhookRedeliver(ctx context.Context, p store.WebhookRedeliverParams) (stockd.Webhook, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Webhook{}, err
+	}
+	return f.Store.WebhookRedeliver(ctx, p)
+}
+
+func (f faultyStore) WebhookDisable(ctx context.Context, p store.WebhookDisableParams) (stockd.Webhook, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Webhook{}, err
+	}
+	return f.Store.WebhookDisable(ctx, p)
+}
+
+func (f faultyStore) WebhookDeliveryList(ctx context.Context, p store.WebhookDeliveryListParams) ([]stockd.WebhookDelivery, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.WebhookDeliveryList(ctx, p)
+}
+
 // clock is the engine's clock, which a test moves forward to expire
 // reservations without sleeping.
 type clock struct {

@@ -250,6 +250,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseExtend(h) // moves the clock a week: after the others
 		exerciseAlerts(h)
 		exerciseReplenishment(h)
+		exerciseWebhooks(h)
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)

@@ -224,6 +224,7 @@ func (s *Server) routes() []route {
 		s.replenishmentRoutes(),
 		s.auditEventRoutes(),
 		s.gateRoutes(),
+		s.webhookRoutes(),
 	)
 }
 

@@ -224,6 +224,48 @@ type Store interface {
 	// stockd.PageSizeMax of them), ordered by SKU, then as
 	// PositionListBySKU orders them.
 	PositionListBySKUs(ctx context.Context, skus []string) ([]stockd.Position, error)
+
+	// Webhooks (package dispatch) deliver the ledger to HTTP endpoints,
+	// each from a cursor of its own. They change no stock: written outside
+	// batches, each mutation with its idempotency record in one
+	// transaction (a key already stored is an error wrapping ErrRetry).
+
+	// WebhookCreate stores a new endpoint, from its Cursor, and its
+	// secret. When p.WebhooksMax
+	// endpoints exist already, it stores nothing and returns an error
+	// wrapping stockd.ErrLimitReached.
+	WebhookCreate(ctx context.Context, p WebhookCreateParams) error
+	// WebhookGet returns one endpoint, never its secret, or an error
+	// wrapping stockd.ErrNotFound.
+	WebhookGet(ctx context.Context, id string) (stockd.Webhook, error)
+	// WebhookList returns every endpoint by creation time then id, at most
+	// stockd.WebhooksMax.
+	WebhookList(ctx context.Context) ([]stockd.Webhook, error)
+	// WebhookTargets returns the enabled endpoints with their secrets: for
+	// the dispatcher only, never for an answer.
+	WebhookTargets(ctx context.Context) ([]WebhookTarget, error)
+	// WebhookRedeliver moves the endpoint's cursor to p.FromSeq-1 (back or
+	// forward), clears its failures, enables it and bumps its generation.
+	WebhookRedeliver(ctx context.Context, p WebhookRedeliverParams) (stockd.Webhook, error)
+	// WebhookDisable disables the endpoint with p.Reason, unless it is
+	// already (the first time and reason stay), and bumps its generation.
+	WebhookDisable(ctx context.Context, p WebhookDisableParams) (stockd.Webhook, error)
+	// WebhookAttempt logs one delivery attempt, keeping the newest
+	// stockd.WebhookDeliveriesKept per endpoint, and, when the endpoint's
+	// generation and cursor are still p.Generation and p.Cursor, moves the
+	// cursor to p.Delivery.Seq on success or counts a failure (disabling
+	// the endpoint at p.FailuresMax). Otherwise it returns an error
+	// wrapping ErrWebhookMoved, with the attempt logged and nothing else
+	// changed.
+	WebhookAttempt(ctx context.Context, p WebhookAttemptParams) (stockd.Webhook, error)
+	// WebhookSkip moves the cursor from p.Cursor to p.To over events of
+	// types the endpoint does not take, under the same guard as
+	// WebhookAttempt.
+	WebhookSkip(ctx context.Context, p WebhookSkipParams) error
+	// WebhookDeliveryList returns the endpoint's logged attempts with ID >
+	// p.After in ID order, at most p.Limit (stockd.PageSizeDefault when
+	// zero, never above stockd.PageSizeMax).
+	WebhookDeliveryList(ctx context.Context, p WebhookDeliveryListParams) ([]stockd.WebhookDelivery, error)
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.
@@ -255,6 +297,69 @@ type AlertAckParams struct {
 	ID    int64
 	KeyID string
 	At    time.Time
+}
+
+// ErrWebhookMoved is WebhookAttempt's and WebhookSkip's answer when the
+// endpoint was redelivered or disabled since the caller read it.
+var ErrWebhookMoved = errors.New("webhook cursor moved")
+
+// WebhookTarget is an enabled endpoint and its signing secret.
+type WebhookTarget struct {
+	Webhook stockd.Webhook
+	Secret  string
+}
+
+// WebhookAnswer renders the idempotency record of a webhook mutation from
+// the endpoint as the mutation left it. Nil stores none.
+type WebhookAnswer func(stockd.Webhook) (stockd.IdempotencyRecord, error)
+
+// WebhookCreateParams is a new endpoint and its secret.
+type WebhookCreateParams struct {
+	Webhook stockd.Webhook
+	Secret  string
+	// WebhooksMax defaults to stockd.WebhooksMax.
+	WebhooksMax int
+	Answer      WebhookAnswer
+}
+
+// WebhookRedeliverParams names the endpoint and the first seq to deliver
+// again.
+type WebhookRedeliverParams struct {
+	ID      string
+	FromSeq int64
+	Answer  WebhookAnswer
+}
+
+// WebhookDisableParams names the endpoint, when and why.
+type WebhookDisableParams struct {
+	ID     string
+	At     time.Time
+	Reason string
+	Answer WebhookAnswer
+}
+
+// WebhookAttemptParams is one attempt and the state it was made from.
+type WebhookAttemptParams struct {
+	Delivery   stockd.WebhookDelivery
+	Generation int64
+	Cursor     int64
+	// FailuresMax disables the endpoint at that many consecutive failures.
+	FailuresMax int
+}
+
+// WebhookSkipParams moves a cursor over events the endpoint does not take.
+type WebhookSkipParams struct {
+	ID         string
+	Generation int64
+	Cursor     int64
+	To         int64
+}
+
+// WebhookDeliveryListParams selects a page of an endpoint's delivery log.
+type WebhookDeliveryListParams struct {
+	ID    string
+	After int64
+	Limit int
 }
 
 // ErrLeaseHeld is RelayLeaseTry's answer while another holder leads.

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockd/stockd/dashboard"
+	"github.com/stockd/stockd/dispatch"
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/expiry"
 	"github.com/stockd/stockd/gate"
@@ -30,13 +31,14 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	store  store.Store
-	engine *engine.Engine
-	expiry *expiry.Worker
-	relay  *relayRun
-	alerts *alerts
-	gate   *gate.Gate
-	redis  *redis.Client
+	store    store.Store
+	engine   *engine.Engine
+	expiry   *expiry.Worker
+	relay    *relayRun
+	webhooks *dispatchRun
+	alerts   *alerts
+	gate     *gate.Gate
+	redis    *redis.Client
 	// stopGate ends the persister and the reconciler; gateDone closes
 	// when both returned.
 	stopGate context.CancelFunc
@@ -110,6 +112,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	})
 	m.expiry.Start()
 	if m.relay, err = m.startRelay(reg); err != nil {
+		return err
+	}
+	if m.webhooks, err = m.startWebhooks(reg); err != nil {
 		return err
 	}
 	if s := m.Config.Reconcile.Schedule; s != (reconcile.Schedule{}) {
@@ -266,6 +271,7 @@ func (m *Main) Close() error {
 		m.engine.Close()
 	}
 	m.relay.stop()
+	m.webhooks.stop()
 	if m.store != nil {
 		if err := m.store.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close store: %w", err))
@@ -319,6 +325,49 @@ func (r *relayRun) health() *httpapi.RelayHealth {
 // stop ends the relay and waits for it; what it had not published waits
 // in the ledger for the next start.
 func (r *relayRun) stop() {
+	if r == nil {
+		return
+	}
+	r.cancel()
+	<-r.done
+}
+
+// dispatchRun is the webhook dispatcher running beside the server; nil
+// when off.
+type dispatchRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// startWebhooks starts the dispatcher unless --webhooks-off. With no
+// endpoint registered it only holds its lease and looks for one each
+// second.
+func (m *Main) startWebhooks(reg prometheus.Registerer) (*dispatchRun, error) {
+	if m.Config.WebhooksOff {
+		return nil, nil
+	}
+	d, err := dispatch.New(dispatch.Config{
+		Store: m.store, Encode: httpapi.MarshalEvent, Environment: m.Config.Environment,
+		FailuresMax: m.Config.WebhookFailuresMax, Timeout: m.Config.WebhookTimeout, BackoffMax: m.Config.WebhookBackoffMax,
+		Logger: m.Logger, Registerer: reg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	run := &dispatchRun{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(run.done)
+		if err := d.Run(ctx); err != nil {
+			m.Logger.Error("webhook dispatcher stopped", "err", err)
+		}
+	}()
+	return run, nil
+}
+
+// stop ends the dispatcher and waits for it; an attempt cut short is made
+// again by the next start.
+func (r *dispatchRun) stop() {
 	if r == nil {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/stockd/stockd/dispatch"
 	"github.com/stockd/stockd/internal/logcap"
 	"github.com/stockd/stockd/relay"
 )
@@ -64,6 +65,12 @@ type Config struct {
 	// GateReconcileInterval is how often every gated campaign is
 	// reconciled.
 	GateReconcileInterval time.Duration
+	// The webhook dispatcher (package dispatch): on unless
+	// WebhooksOff; see dispatch.Config for the rest.
+	WebhooksOff        bool
+	WebhookFailuresMax int
+	WebhookTimeout     time.Duration
+	WebhookBackoffMax  time.Duration
 }
 
 const (
@@ -113,6 +120,10 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.StringVar(&c.RedisURL, "redis-url", "", "redis://… of the flash-sale gate for campaign pools with gate redis; empty switches the gate off (env STOCKD_REDIS_URL)")
 	fs.BoolVar(&c.GateAllowEviction, "gate-allow-eviction", false, "start the gate on a Redis whose maxmemory-policy is not noeviction; tests only (env STOCKD_GATE_ALLOW_EVICTION)")
 	fs.DurationVar(&c.GateReconcileInterval, "gate-reconcile-interval", 5*time.Minute, "how often the gate's Redis is compared with the database (env STOCKD_GATE_RECONCILE_INTERVAL)")
+	fs.BoolVar(&c.WebhooksOff, "webhooks-off", false, "do not deliver events to the endpoints registered at /v1/webhooks (env STOCKD_WEBHOOKS_OFF)")
+	fs.IntVar(&c.WebhookFailuresMax, "webhook-failures-max", 10, "consecutive failed deliveries that disable a webhook endpoint, 1 to 1000 (env STOCKD_WEBHOOK_FAILURES_MAX)")
+	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", 10*time.Second, "the deadline of one webhook delivery, 1s to 60s (env STOCKD_WEBHOOK_TIMEOUT)")
+	fs.DurationVar(&c.WebhookBackoffMax, "webhook-backoff-max", 5*time.Minute, "the longest wait before retrying a webhook delivery, 1s to 1h (env STOCKD_WEBHOOK_BACKOFF_MAX)")
 }
 
 // bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
@@ -216,6 +227,9 @@ func (c *Config) validate() error {
 			return err
 		}
 	}
+	if err := c.validateWebhooks(); err != nil {
+		return err
+	}
 	if c.NATSURL != "" && !relay.ValidEnvironment(c.Environment) {
 		return fmt.Errorf("environment %q: --nats-url needs --environment, 1-%d characters of [A-Za-z0-9_-] (production, staging, ...)", c.Environment, relay.EnvironmentLengthMax)
 	}
@@ -228,4 +242,22 @@ func (c *Config) validate() error {
 		return err
 	}
 	return c.validateAlerts()
+}
+
+// validateWebhooks bounds the dispatcher's flags. Zero values (a Config
+// built without flags, as tests do) mean the defaults.
+func (c *Config) validateWebhooks() error {
+	if c.WebhookFailuresMax < 0 || c.WebhookFailuresMax > dispatch.FailuresLimit {
+		return fmt.Errorf("webhook failures max %d: want 1 to %d", c.WebhookFailuresMax, dispatch.FailuresLimit)
+	}
+	if c.WebhookTimeout != 0 && (c.WebhookTimeout < time.Second || c.WebhookTimeout > time.Minute) {
+		return fmt.Errorf("webhook timeout %v: want 1s to 60s", c.WebhookTimeout)
+	}
+	if c.WebhookBackoffMax != 0 && (c.WebhookBackoffMax < time.Second || c.WebhookBackoffMax > time.Hour) {
+		return fmt.Errorf("webhook backoff max %v: want 1s to 1h", c.WebhookBackoffMax)
+	}
+	if c.NATSURL == "" && c.Environment != "" && !relay.ValidEnvironment(c.Environment) {
+		return fmt.Errorf("environment %q: want 1-%d characters of [A-Za-z0-9_-]", c.Environment, relay.EnvironmentLengthMax)
+	}
+	return nil
 }

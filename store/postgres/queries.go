@@ -392,3 +392,75 @@ INSERT INTO relay_cursors (name, seq, updated_at) VALUES ($1, $2, $3)
 ON CONFLICT (name) DO UPDATE SET seq = greatest(relay_cursors.seq, excluded.seq), updated_at = excluded.updated_at`
 
 const queryLedgerSeqMax = `SELECT coalesce(max(seq), 0) FROM ledger`
+
+// Webhooks: mutations run in one transaction with their idempotency record.
+const (
+	webhookColumns = `id, url, event_types, created_at, disabled_at, disabled_reason, failures, cursor, generation`
+
+	// queryWebhookInsert inserts unless $6 endpoints exist already; the
+	// caller holds webhooksLockKey, so concurrent inserts cannot pass the
+	// bound together.
+	queryWebhookInsert = `
+INSERT INTO webhooks (id, url, event_types, secret, created_at, cursor)
+SELECT $1, $2, $3, $4, $5, $7
+WHERE (SELECT count(*) FROM webhooks) < $6`
+
+	queryWebhookGet = `SELECT ` + webhookColumns + ` FROM webhooks WHERE id = $1`
+
+	queryWebhookList = `SELECT ` + webhookColumns + ` FROM webhooks ORDER BY created_at, id LIMIT $1`
+
+	queryWebhookTargets = `
+SELECT ` + webhookColumns + `, secret FROM webhooks
+WHERE disabled_at IS NULL ORDER BY created_at, id LIMIT $1`
+
+	queryWebhookRedeliver = `
+UPDATE webhooks SET cursor = $2, failures = 0, disabled_at = NULL, disabled_reason = '', generation = generation + 1
+WHERE id = $1
+RETURNING ` + webhookColumns
+
+	// queryWebhookDisable keeps the first time and reason.
+	queryWebhookDisable = `
+UPDATE webhooks SET disabled_at = coalesce(disabled_at, $2),
+    disabled_reason = CASE WHEN disabled_at IS NULL THEN $3 ELSE disabled_reason END,
+    generation = generation + 1
+WHERE id = $1
+RETURNING ` + webhookColumns
+
+	// queryWebhookSucceeded and queryWebhookFailed answer no row when the
+	// endpoint moved since the attempt began.
+	queryWebhookSucceeded = `
+UPDATE webhooks SET cursor = $4, failures = 0
+WHERE id = $1 AND generation = $2 AND cursor = $3
+RETURNING ` + webhookColumns
+
+	queryWebhookFailed = `
+UPDATE webhooks SET failures = failures + 1,
+    disabled_at = CASE WHEN failures + 1 >= $4 THEN $5 ELSE disabled_at END,
+    disabled_reason = CASE WHEN failures + 1 >= $4 THEN $6 ELSE disabled_reason END,
+    generation = CASE WHEN failures + 1 >= $4 THEN generation + 1 ELSE generation END
+WHERE id = $1 AND generation = $2 AND cursor = $3 AND disabled_at IS NULL
+RETURNING ` + webhookColumns
+
+	queryWebhookSkip = `
+UPDATE webhooks SET cursor = $4
+WHERE id = $1 AND generation = $2 AND cursor = $3`
+
+	queryWebhookDeliveryInsert = `
+INSERT INTO webhook_deliveries (webhook_id, seq, attempt, status, ok, error, duration_us, at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+
+	// queryWebhookDeliveryPrune keeps the newest $2 attempts of $1.
+	queryWebhookDeliveryPrune = `
+DELETE FROM webhook_deliveries
+WHERE webhook_id = $1 AND id <= (
+    SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2)`
+
+	webhookDeliveryColumns = `id, webhook_id, seq, attempt, status, ok, error, duration_us, at`
+
+	queryWebhookDeliveryList = `
+SELECT ` + webhookDeliveryColumns + ` FROM webhook_deliveries
+WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`
+)
+
+// webhooksLockKey serialises WebhookCreate's count and insert.
+const webhooksLockKey int64 = 0x73746f636b640012

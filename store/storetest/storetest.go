@@ -55,6 +55,8 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"LedgerFilters", testLedgerFilters},                           // ledger.go
 		{"ReservationList", testReservationList},                       // reservations.go
 		{"PositionListBySKUs", testPositionListBySKUs},                 // positions.go
+		{"WebhookLifecycle", testWebhookLifecycle},                     // webhooks.go
+		{"WebhookBounds", testWebhookBounds},                           // webhooks.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
