@@ -3,17 +3,14 @@ package alert
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/stockd/stockd/webhook"
 )
 
 // SinkConfig is what every sink has: a name for the delivery log, its
@@ -27,18 +24,18 @@ type SinkConfig struct {
 // Headers of a webhook delivery.
 const (
 	HeaderEnvironment = "X-Stockd-Environment"
-	HeaderTimestamp   = "X-Stockd-Timestamp"
-	HeaderSignature   = "X-Stockd-Signature"
+	HeaderTimestamp   = webhook.HeaderTimestamp
+	HeaderSignature   = webhook.HeaderSignature
 	HeaderDelivery    = "X-Stockd-Delivery"
 )
 
 // responseBodyMax bounds what is read of a receiver's answer.
 const responseBodyMax = 4 << 10
 
-// Webhook posts each message as JSON, signed: HeaderSignature is
-// "sha256=" and the hex HMAC-SHA256, under Secret, of the HeaderTimestamp
-// value (Unix seconds), a dot and the body. Signing the timestamp lets a
-// receiver refuse a replayed old delivery (see VerifySignature).
+// Webhook posts each message as JSON, signed as the event webhooks are
+// (package webhook: HeaderSignature is "sha256=" and the hex HMAC-SHA256,
+// under Secret, of the HeaderTimestamp value, a dot and the body), so one
+// receiver's check (webhook.Verify) serves both.
 type Webhook struct {
 	SinkConfig
 	URL    string
@@ -64,7 +61,7 @@ func (w *Webhook) Send(ctx context.Context, m Message) (int, error) {
 	if w.Now != nil {
 		now = w.Now
 	}
-	timestamp := strconv.FormatInt(now().Unix(), 10)
+	timestamp := webhook.Timestamp(now())
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, bytes.NewReader(body))
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrPermanent, err)
@@ -72,37 +69,9 @@ func (w *Webhook) Send(ctx context.Context, m Message) (int, error) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderEnvironment, m.Environment)
 	req.Header.Set(HeaderTimestamp, timestamp)
-	req.Header.Set(HeaderSignature, Signature(w.Secret, timestamp, body))
+	req.Header.Set(HeaderSignature, webhook.Sign(w.Secret, timestamp, body))
 	req.Header.Set(HeaderDelivery, m.DeliveryID)
 	return post(w.Client, req)
-}
-
-// Signature is the value of HeaderSignature for a timestamp and body.
-func Signature(secret []byte, timestamp string, body []byte) string {
-	mac := hmac.New(sha256.New, secret)
-	mac.Write([]byte(timestamp))
-	mac.Write([]byte{'.'})
-	mac.Write(body)
-	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
-}
-
-// ErrBadSignature is VerifySignature's refusal.
-var ErrBadSignature = errors.New("webhook signature does not verify")
-
-// VerifySignature is what a receiver runs: the signature must match, in
-// constant time, and the timestamp be within tolerance of now.
-func VerifySignature(secret []byte, timestamp string, body []byte, signature string, now time.Time, tolerance time.Duration) error {
-	if !hmac.Equal([]byte(Signature(secret, timestamp, body)), []byte(signature)) {
-		return ErrBadSignature
-	}
-	unix, err := strconv.ParseInt(timestamp, 10, 64)
-	if err != nil {
-		return fmt.Errorf("%w: timestamp %q", ErrBadSignature, timestamp)
-	}
-	if age := now.Sub(time.Unix(unix, 0)); age > tolerance || age < -tolerance {
-		return fmt.Errorf("%w: timestamp %s is %s from now", ErrBadSignature, timestamp, age)
-	}
-	return nil
 }
 
 // Slack posts m's text to a Slack-compatible incoming webhook

@@ -40,7 +40,7 @@ func newWorkerTest(t *testing.T, b testdb.Backend, policy Policy) *workerTest {
 	h := flowtest.NewHarness(t, b.New(t))
 	h.Clock.Set(time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC))
 	r := newReceiver(t, testSecret)
-	n, err := NewNotifier(NotifierConfig{Environment: "test", Sinks: []Sink{webhook("ops", "test", 0, r)}, Log: h.Store,
+	n, err := NewNotifier(NotifierConfig{Environment: "test", Sinks: []Sink{webhookSink("ops", "test", 0, r)}, Log: h.Store,
 		BackoffBase: time.Millisecond, Logger: quietLogger()})
 	if err != nil {
 		t.Fatal(err)

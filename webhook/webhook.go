@@ -1,6 +1,6 @@
-// Package webhook signs and verifies stockd's outgoing HTTP deliveries.
-// It is the scheme the alert sinks use (branch alerts, alert/sinks.go),
-// kept in a package of its own so that both can share it: HeaderSignature
+// Package webhook signs and verifies stockd's outgoing HTTP deliveries:
+// the event webhooks (package dispatch) and the alert webhook sink
+// (alert.Webhook) sign alike, so one receiver check serves both. HeaderSignature
 // is "sha256=" and the hex HMAC-SHA256, under the endpoint's secret, of
 // the HeaderTimestamp value (Unix seconds), a dot and the body. Signing
 // the timestamp lets a receiver refuse an old delivery replayed.

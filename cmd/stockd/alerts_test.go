@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/stockd/stockd/alert"
+	"github.com/stockd/stockd/webhook"
 )
 
 // TestServeRefusesSinksWithoutEnvironment: a sinks file and no
@@ -59,7 +60,7 @@ func TestServeAlertsEndToEnd(t *testing.T) {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		if err := alert.VerifySignature([]byte(secret), r.Header.Get(alert.HeaderTimestamp), body, r.Header.Get(alert.HeaderSignature), time.Now(), time.Minute); err != nil {
+		if err := webhook.Verify([]byte(secret), r.Header.Get(alert.HeaderTimestamp), body, r.Header.Get(alert.HeaderSignature), time.Now(), time.Minute); err != nil {
 			t.Errorf("receiver: %v", err)
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return
