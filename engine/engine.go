@@ -127,7 +127,7 @@ func New(cfg Config) *Engine {
 		perSKU:  newPerSKU(cfg.QueuePerSKUMax),
 		stop:    make(chan struct{}),
 	}
-	cfg.Metrics.watchQueue(func() int { return len(e.queue) })
+	cfg.Metrics.watchQueue(e.Queued)
 	for range cfg.Appliers {
 		e.wg.Add(1)
 		go e.run()

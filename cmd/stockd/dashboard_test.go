@@ -21,7 +21,6 @@ import (
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
-	"github.com/stockd/stockd/store/postgres/pgtest"
 )
 
 // browserRequiredEnv makes the browser test fail, not skip, when no
@@ -57,14 +56,7 @@ func findBrowser(t *testing.T) string {
 // at a phone's width.
 func TestDashboardInBrowser(t *testing.T) {
 	browser := findBrowser(t)
-	backends := []struct {
-		name string
-		url  func(t *testing.T) string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "stockd.db") }},
-		{"postgres", func(t *testing.T) string { return pgtest.NewDatabaseURL(t) }},
-	}
-	for _, b := range backends {
+	for _, b := range testDatabases {
 		t.Run(b.name, func(t *testing.T) {
 			shots := ""
 			if b.name == "sqlite" {

@@ -131,14 +131,14 @@ func withExport(ctx context.Context, databaseURL, path string, stdout io.Writer,
 		return err
 	}
 	defer s.Close()
+	var file *os.File
 	out := stdout
 	if path != "" {
-		f, err := os.Create(path)
-		if err != nil {
+		if file, err = os.Create(path); err != nil {
 			return err
 		}
-		defer f.Close()
-		out = f
+		defer file.Close()
+		out = file
 	}
 	w := csv.NewWriter(out)
 	if err := fn(s, w); err != nil {
@@ -148,8 +148,8 @@ func withExport(ctx context.Context, databaseURL, path string, stdout io.Writer,
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("write csv: %w", err)
 	}
-	if f, ok := out.(*os.File); ok && path != "" {
-		return f.Sync()
+	if file != nil {
+		return file.Sync()
 	}
 	return nil
 }

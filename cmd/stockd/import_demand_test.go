@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,12 +43,9 @@ func TestImportDemandThenReplenish(t *testing.T) {
 	for i, q := range seedHistory {
 		fmt.Fprintf(&good, "tea,2026-01-%02d,%d\n", i+1, q)
 	}
-	goodPath := filepath.Join(dir, "good.csv")
-	writeDemandFile(t, goodPath, good.String())
-	badPath := filepath.Join(dir, "bad.csv")
-	writeDemandFile(t, badPath, "sku,date,quantity\ncup,2025-01-01,3\ncup,2025-02-30,1\ncup,2025-01-02,-4\nnowhere,2025-01-02,1\ncup,2025-01-01,5\ncup,2025-01-04,x\n")
-	headerPath := filepath.Join(dir, "header.csv")
-	writeDemandFile(t, headerPath, "sku,day,quantity\ncup,2025-01-01,3\n")
+	goodPath := writeFile(t, "good.csv", good.String())
+	badPath := writeFile(t, "bad.csv", "sku,date,quantity\ncup,2025-01-01,3\ncup,2025-02-30,1\ncup,2025-01-02,-4\nnowhere,2025-01-02,1\ncup,2025-01-01,5\ncup,2025-01-04,x\n")
+	headerPath := writeFile(t, "header.csv", "sku,day,quantity\ncup,2025-01-01,3\n")
 
 	out, err := runStockd(t, "import", "demand", badPath, "--database-url", dbURL)
 	if err == nil {
@@ -63,8 +59,7 @@ func TestImportDemandThenReplenish(t *testing.T) {
 	if strings.Contains(err.Error(), "line 2:") {
 		t.Errorf("a good row reported:\n%v", err)
 	}
-	badFields := filepath.Join(dir, "fields.csv")
-	writeDemandFile(t, badFields, "sku,date,quantity\ncup,2025-01-03\n")
+	badFields := writeFile(t, "fields.csv", "sku,date,quantity\ncup,2025-01-03\n")
 	if _, err := runStockd(t, "import", "demand", badFields, "--database-url", dbURL); err == nil || !strings.Contains(err.Error(), "line 2: wrong number of fields") {
 		t.Errorf("a short row: %v", err)
 	}
@@ -107,12 +102,5 @@ func TestImportDemandThenReplenish(t *testing.T) {
 	}
 	if out, err := runStockd(t, "replenish", "--business-time-zone", "Asia/Shanghai", "--as-of", "2026-01-30", "--csv", "--database-url", dbURL); err != nil || !strings.Contains(out, "tea,critical,history,14.50") {
 		t.Errorf("in Shanghai: %v\n%s", err, out)
-	}
-}
-
-func writeDemandFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

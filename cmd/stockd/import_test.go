@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,25 +10,22 @@ import (
 	"github.com/stockd/stockd/store/postgres/pgtest"
 )
 
-// eachDatabase runs fn with a fresh database URL of each backend.
-func eachDatabase(t *testing.T, fn func(t *testing.T, dbURL string)) {
-	t.Run("sqlite", func(t *testing.T) { fn(t, "sqlite://"+filepath.Join(t.TempDir(), "stockd.db")) })
-	t.Run("postgres", func(t *testing.T) { fn(t, pgtest.NewDatabaseURL(t)) })
+// testDatabases are the backends the command line's tests run on: a
+// fresh SQLite file, and a fresh PostgreSQL schema (skipped without
+// STOCKD_TEST_POSTGRES_URL).
+var testDatabases = []struct {
+	name string
+	url  func(t *testing.T) string
+}{
+	{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "stockd.db") }},
+	{"postgres", func(t *testing.T) string { return pgtest.NewDatabaseURL(t) }},
 }
 
-// runFailing runs the command line and returns its error, which it wants.
-func runFailing(t *testing.T, args ...string) string {
-	t.Helper()
-	var out, notes bytes.Buffer
-	root := newRootCommand()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&notes)
-	err := root.ExecuteContext(context.Background())
-	if err == nil {
-		t.Fatalf("stockd %s succeeded, want an error\n%s", strings.Join(args, " "), out.String())
+// eachDatabase runs fn with a fresh database URL of each backend.
+func eachDatabase(t *testing.T, fn func(t *testing.T, dbURL string)) {
+	for _, db := range testDatabases {
+		t.Run(db.name, func(t *testing.T) { fn(t, db.url(t)) })
 	}
-	return err.Error()
 }
 
 func writeFile(t *testing.T, name, body string) string {
@@ -106,7 +101,11 @@ func TestImportRefusesABadFileWhole(t *testing.T) {
 			{"reservations", "key,sku,location,pool,quantity,status,expires_at,customer_id\no-1,A,,,1,pending," + past + ",\no-2,A,,,1,shipped,,\no-3,A,,,1,confirmed,,\no-3,A,,,1,pending,,\n", []string{
 				"line 2: expires_at " + past + ": a pending hold's deadline must lie", "line 3: status \"shipped\"", "line 5: key o-3: status, expires_at and customer_id must match its first row (line 4)"}},
 		} {
-			msg := runFailing(t, "import", c.kind, "--database-url", db, writeFile(t, c.kind+".csv", c.body))
+			out, err := runStockd(t, "import", c.kind, "--database-url", db, writeFile(t, c.kind+".csv", c.body))
+			if err == nil {
+				t.Fatalf("import %s succeeded, want an error\n%s", c.kind, out)
+			}
+			msg := err.Error()
 			for _, want := range c.want {
 				if !strings.Contains(msg, want) {
 					t.Errorf("import %s: %q lacks %q", c.kind, msg, want)

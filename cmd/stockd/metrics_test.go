@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/stockd/stockd/store/postgres/pgtest"
 )
 
 // promtoolRequiredEnv makes TestMetricsExposed fail rather than skip its
@@ -22,14 +19,11 @@ const promtoolRequiredEnv = "STOCKD_TEST_PROMTOOL"
 // every series the shipped alert rules and dashboard name, the pool's
 // among them, and that promtool finds nothing to lint.
 func TestMetricsExposed(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		url  func(t *testing.T) string
-		pool string
-	}{
-		{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "stockd.db") }, `go_sql_open_connections{db_name="sqlite_writer"}`},
-		{"postgres", func(t *testing.T) string { return pgtest.NewDatabaseURL(t) }, `stockd_db_pool_connections{state="acquired"}`},
-	} {
+	pools := map[string]string{
+		"sqlite":   `go_sql_open_connections{db_name="sqlite_writer"}`,
+		"postgres": `stockd_db_pool_connections{state="acquired"}`,
+	}
+	for _, c := range testDatabases {
 		t.Run(c.name, func(t *testing.T) {
 			d := startDrillServer(t, c.url(t))
 			d.must("POST", "/v1/skus", "sku", `{"sku":"A"}`, 201)
@@ -39,8 +33,8 @@ func TestMetricsExposed(t *testing.T) {
 			d.must("POST", "/v1/reservations", "won", `{"lines":[{"sku":"A","quantity":1}]}`, 422)
 			d.must("POST", "/v1/reservations", "short", `{"lines":[{"sku":"A","quantity":1}]}`, 409)
 			exposed := d.must("GET", "/metrics", "", "", 200).body
-			if !strings.Contains(exposed, c.pool) {
-				t.Errorf("no %s in /metrics", c.pool)
+			if !strings.Contains(exposed, pools[c.name]) {
+				t.Errorf("no %s in /metrics", pools[c.name])
 			}
 			for _, want := range []string{
 				`stockd_reservations_total{outcome="won",pool="normal"} 1`,
