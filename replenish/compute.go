@@ -62,6 +62,15 @@ type Figures struct {
 	Z                  float64
 	// OrderRule is the rule OrderUpTo followed.
 	OrderRule OrderRule
+	// Estimator is the reading of the window ReorderPoint followed.
+	Estimator Estimator
+	// Trend is the window's damped trend; its LevelDaily is the demand a
+	// day the reorder point expected (d̄ when the estimator has no trend or
+	// the figures are borrowed).
+	Trend Trend
+	// PoissonGammaUnits is the slow mover's quantile of lead-time demand
+	// the reorder point was held at or above, 0 when none applied.
+	PoissonGammaUnits int64
 
 	SafetyStock       int64
 	ReorderPoint      int64
@@ -110,6 +119,10 @@ func Compute(in Input) (Figures, error) {
 	if f.OrderRule == "" {
 		f.OrderRule = OrderRuleDefault
 	}
+	f.Estimator = in.Estimator
+	if f.Estimator == "" {
+		f.Estimator = EstimatorDefault
+	}
 	// A SKU reviewed every R days may miss its moment by up to R−1 days, so
 	// the buffer covers L+R−1 days of demand; daily review (R = 1) is the
 	// seed's L.
@@ -117,9 +130,23 @@ func Compute(in Input) (Figures, error) {
 	d, sd := demand.MeanDaily, demand.StddevDaily
 	buffer := f.Z * math.Sqrt(protectionDays*sd*sd+d*d*in.LeadTimeStddevDays*in.LeadTimeStddevDays)
 	f.SafetyStock = ceilUnits(buffer)
+	// The reorder point expects the trend's level where the estimator
+	// follows one; the buffer, the order-up-to level and the cover keep
+	// the mean, so a trend moves when to order, not how much is held.
+	// Borrowed figures have no window of their own to fit.
+	f.Trend = Trend{LevelDaily: d}
+	if source == SourceHistory && f.Estimator.trend() {
+		f.Trend = TrendOf(in.DemandDaily)
+	}
 	// The reorder point rounds the exact sum once: 101.5 + 15.67 → 118,
 	// never a sum of two rounded parts.
-	f.ReorderPoint = ceilUnits(d*protectionDays + buffer)
+	f.ReorderPoint = ceilUnits(f.Trend.LevelDaily*protectionDays + buffer)
+	if source == SourceHistory && f.Estimator.poissonGamma() && d <= SlowMeanDailyMax {
+		if q, ok := PoissonGammaQuantile(in.DemandDaily, protectionDays, in.LeadTimeStddevDays, in.ServiceLevel); ok {
+			f.PoissonGammaUnits = q
+			f.ReorderPoint = max(f.ReorderPoint, q)
+		}
+	}
 	f.AlertLine = max(f.ReorderPoint, f.SafetyStock, in.RedLine)
 
 	// Rounding the cycle target up before subtracting the (whole) position

@@ -49,16 +49,17 @@ func TestSeedWorkedExample(t *testing.T) {
 		{"history", seedInput(), SourceHistory},
 		{"exact d̄ and σ_d", exact, SourceDefault},
 	} {
-		for _, rule := range OrderRules {
+		for _, pair := range rulesAndEstimators() {
+			rule := pair.rule
 			in := tc.in
-			in.OrderRule = rule
+			in.OrderRule, in.Estimator = pair.rule, pair.estimator
 			f := mustCompute(t, in)
 			if f.Source != tc.source || f.Demand.MeanDaily != 14.5 || math.Abs(f.Demand.StddevDaily-3.6) > 0.005 {
 				t.Errorf("%s: source %s, d̄ %v, σ_d %v", tc.name, f.Source, f.Demand.MeanDaily, f.Demand.StddevDaily)
 			}
 			if f.SafetyStock != 16 || f.ReorderPoint != 118 || f.SuggestedQuantity != 400 || f.AlertLine != 118 || f.InventoryPosition != 60 {
-				t.Errorf("%s, rule %s: SS %d, ROP %d, alert %d, IP %d, Q %d; want 16, 118, 118, 60, 400",
-					tc.name, rule, f.SafetyStock, f.ReorderPoint, f.AlertLine, f.InventoryPosition, f.SuggestedQuantity)
+				t.Errorf("%s, rule %s, estimator %s: SS %d, ROP %d, alert %d, IP %d, Q %d; want 16, 118, 118, 60, 400",
+					tc.name, rule, pair.estimator, f.SafetyStock, f.ReorderPoint, f.AlertLine, f.InventoryPosition, f.SuggestedQuantity)
 			}
 			if math.Abs(f.Z-1.6449) > 0.0001 {
 				t.Errorf("Z = %v, want 1.6449", f.Z)
@@ -69,6 +70,21 @@ func TestSeedWorkedExample(t *testing.T) {
 			}
 		}
 	}
+}
+
+type ruleAndEstimator struct {
+	rule      OrderRule
+	estimator Estimator
+}
+
+func rulesAndEstimators() []ruleAndEstimator {
+	var all []ruleAndEstimator
+	for _, r := range OrderRules {
+		for _, e := range Estimators {
+			all = append(all, ruleAndEstimator{r, e})
+		}
+	}
+	return all
 }
 
 func TestCeilUnits(t *testing.T) {
@@ -140,6 +156,9 @@ func TestReorderPointBoundary(t *testing.T) {
 	in.OrderMultiple = 1
 	in.Available = 0
 	in.OrderRule = OrderRuleCover
+	// The rounding of the mean's sum: this window falls (a trend) and
+	// sells under 3 a day (a slow mover), which the other estimators read.
+	in.Estimator = EstimatorMean
 	f := mustCompute(t, in)
 	if f.SafetyStock != 0 || f.ReorderPoint != 27 || f.SuggestedQuantity != 27 {
 		t.Errorf("SS %d, ROP %d, Q %d; want 0, 27, 27", f.SafetyStock, f.ReorderPoint, f.SuggestedQuantity)

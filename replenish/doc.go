@@ -11,7 +11,11 @@
 //	          window, days without sales counted as zeros; borrowed from peers
 //	          below 14 days of history (ColdStart)
 //	SS        ceil(Z·√((L+R−1)·σ_d² + d̄²·σ_L²))      seed: Z·σ_d·√L when σ_L = 0, R = 1
-//	ROP       ceil(d̄·(L+R−1) + Z·√(…))              the exact sum, rounded once
+//	ROP       ceil(d̂·(L+R−1) + Z·√(…))              the exact sum, rounded once;
+//	          d̂ is the level the window's damped trend points to today
+//	          (Trend), and a slow mover's ROP is at least the Poisson-gamma
+//	          quantile of lead-time demand (PoissonGammaQuantile), both per
+//	          Estimator; SS, Q and the cover keep d̄
 //	IP        available + in_transit + incoming (open purchase orders)
 //	alert     max(ROP, SS, red_line)                 seed §4.1
 //	Q         when IP ≤ alert: max(cover_days·d̄, alert + 1) − IP, rounded up

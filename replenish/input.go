@@ -36,6 +36,9 @@ type Input struct {
 	// OrderRule picks the order-up-to target; the zero value is
 	// OrderRuleDefault.
 	OrderRule OrderRule
+	// Estimator picks the reorder point's reading of the window; the zero
+	// value is EstimatorDefault.
+	Estimator Estimator
 }
 
 // Estimate is a demand estimate: mean and standard deviation of daily
@@ -122,6 +125,7 @@ func (in Input) Validate() error {
 	}
 	check(in.ColdStart.Default.usable(), "cold_start.default", "standard deviation must be positive: cold start never uses σ = 0")
 	check(in.OrderRule.valid(), "order_rule", "must be one of %q", OrderRules)
+	check(in.Estimator.valid(), "estimator", "must be one of %q", Estimators)
 	return errors.Join(errs...)
 }
 

@@ -35,12 +35,14 @@ func drawInput(t *rapid.T, deviation int64) Input {
 		Incoming:           rapid.Int64Range(0, 5000).Draw(t, "incoming"),
 		ColdStart:          ColdStart{Default: Estimate{MeanDaily: 1, StddevDaily: 1}},
 		OrderRule:          rapid.SampledFrom(OrderRules).Draw(t, "order_rule"),
+		Estimator:          rapid.SampledFrom(Estimators).Draw(t, "estimator"),
 	}
 }
 
 // TestFiguresAreMonotone: more uncertainty (σ_d, σ_L), a longer lead time
 // or a higher service level never lowers the safety stock, the reorder
-// point, the alert line or the suggested quantity, under either order rule.
+// point, the alert line or the suggested quantity, under every order rule
+// and estimator.
 func TestFiguresAreMonotone(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		deviation := rapid.Int64Range(0, 50).Draw(t, "deviation")

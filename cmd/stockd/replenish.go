@@ -35,7 +35,7 @@ func newReplenishCommand() *cobra.Command {
 }
 
 func newReplenishBacktestCommand() *cobra.Command {
-	var demandPath, skusPath, outDir, orderRule, history string
+	var demandPath, skusPath, outDir, orderRule, history, estimator string
 	c := backtest.DefaultConfig()
 	cmd := &cobra.Command{
 		Use:   "backtest --demand demand.csv --skus skus.csv [--seed N] [--out DIR]",
@@ -48,6 +48,7 @@ func newReplenishBacktestCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c.OrderRule = replenish.OrderRule(orderRule)
 			c.History = backtest.History(history)
+			c.Estimator = replenish.Estimator(estimator)
 			return runBacktest(skusPath, demandPath, outDir, c, cmd.OutOrStdout())
 		},
 	}
@@ -57,6 +58,7 @@ func newReplenishBacktestCommand() *cobra.Command {
 	fs.StringVar(&outDir, "out", ".", "directory for the output files (created if missing)")
 	fs.Uint64Var(&c.Seed, "seed", c.Seed, "seed of the realised lead times")
 	fs.StringVar(&orderRule, "order-rule", string(c.OrderRule), "order-up-to rule: "+joinRules())
+	fs.StringVar(&estimator, "estimator", string(c.Estimator), "the reorder point's reading of the demand window: "+joinEstimators())
 	fs.StringVar(&history, "history", string(c.History), "what the policy is shown of the past: demand (what customers asked for) or sales (what was served, as a ledger sees it)")
 	fs.IntVar(&c.DemandWindowDays, "demand-window-days", c.DemandWindowDays, "days of history behind d̄ and σ_d")
 	fs.IntVar(&c.ReviewDays, "review-days", c.ReviewDays, "the policy orders every this many days")
@@ -73,6 +75,14 @@ func joinRules() string {
 	names := make([]string, len(replenish.OrderRules))
 	for i, r := range replenish.OrderRules {
 		names[i] = string(r)
+	}
+	return strings.Join(names, ", ")
+}
+
+func joinEstimators() string {
+	names := make([]string, len(replenish.Estimators))
+	for i, e := range replenish.Estimators {
+		names[i] = string(e)
 	}
 	return strings.Join(names, ", ")
 }

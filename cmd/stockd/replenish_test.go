@@ -49,7 +49,7 @@ func TestReplenishGenTraceThenBacktest(t *testing.T) {
 	if err != nil {
 		t.Fatalf("backtest: %v\n%s", err, out)
 	}
-	for _, want := range []string{"40 SKUs, 120 days from 2026-01-01", "replenish (cover_above_alert)", "fixed<10", "stockout-days"} {
+	for _, want := range []string{"40 SKUs, 120 days from 2026-01-01", "replenish (cover_above_alert, trend_poisson_gamma)", "fixed<10", "stockout-days"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -29,7 +29,10 @@ type Config struct {
 	ReviewDays       int
 	SlowMovingDays   int
 	OrderRule        replenish.OrderRule
-	History          History
+	// Estimator is the reorder point's reading of the window (replenish.
+	// Estimators); the fixed rule's d̄ is the mean whatever it is.
+	Estimator replenish.Estimator
+	History   History
 	// ColdStartDefault is the deployment's default estimate, used until a
 	// SKU or its category has MinHistoryDays of history.
 	ColdStartDefault replenish.Estimate
@@ -37,7 +40,7 @@ type Config struct {
 }
 
 // DefaultConfig is issue 11's defaults: a 30-day window, daily review,
-// slow moving past 90 days of cover, the adopted order rule, the demand as
+// slow moving past 90 days of cover, the adopted order rule and estimator, the demand as
 // history, a default of one unit a day (σ 1) and the seed's threshold of 10.
 func DefaultConfig() Config {
 	return Config{
@@ -46,6 +49,7 @@ func DefaultConfig() Config {
 		ReviewDays:       replenish.ReviewDaysDefault,
 		SlowMovingDays:   replenish.SlowMovingDaysDefault,
 		OrderRule:        replenish.OrderRuleDefault,
+		Estimator:        replenish.EstimatorDefault,
 		History:          HistoryDemand,
 		ColdStartDefault: replenish.Estimate{MeanDaily: 1, StddevDaily: 1},
 		FixedThreshold:   FixedThresholdDefault,
@@ -85,5 +89,6 @@ func policyInput(s SKU, c Config, history []int64, available, incoming int64, co
 		Incoming:           incoming,
 		ColdStart:          coldStart,
 		OrderRule:          c.OrderRule,
+		Estimator:          c.Estimator,
 	}
 }

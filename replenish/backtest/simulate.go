@@ -70,7 +70,7 @@ func Run(t *Trace, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	policy.Summary.Policy = fmt.Sprintf("%s (%s)", PolicyReplenish, c.OrderRule)
+	policy.Summary.Policy = fmt.Sprintf("%s (%s, %s)", PolicyReplenish, c.OrderRule, c.Estimator)
 	fixed.Summary.Policy = PolicyFixed
 	return &Result{Policy: policy, Fixed: fixed}, nil
 }
