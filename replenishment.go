@@ -41,6 +41,11 @@ type ReplenishmentSettings struct {
 	PriceBand        *string `json:"price_band,omitempty"`
 	DemandWindowDays *int    `json:"demand_window_days,omitempty"`
 	SlowMovingDays   *int    `json:"slow_moving_days,omitempty"`
+	// DemandByLocation asks for figures per location as well: each
+	// location's demand from its own sales, against its own stock. A
+	// SKU's own choice only: every evaluation of the SKU then reads once
+	// more per location, so no deployment default may turn it on for all.
+	DemandByLocation *bool `json:"demand_by_location,omitempty"`
 }
 
 // ReplenishmentDefaults are the deployment's defaults: the settings a SKU
@@ -132,6 +137,7 @@ func (r *ReplenishmentSettings) merge(u ReplenishmentSettings) {
 	mergeField(&r.PriceBand, u.PriceBand)
 	mergeField(&r.DemandWindowDays, u.DemandWindowDays)
 	mergeField(&r.SlowMovingDays, u.SlowMovingDays)
+	mergeField(&r.DemandByLocation, u.DemandByLocation)
 }
 
 func mergeField[T any](dst **T, src *T) {
@@ -156,6 +162,7 @@ type Effective struct {
 	PriceBand            string
 	DemandWindowDays     int
 	SlowMovingDays       int
+	DemandByLocation     bool
 	ColdStartMeanDaily   float64
 	ColdStartStddevDaily float64
 }
@@ -163,7 +170,7 @@ type Effective struct {
 // EffectiveSettings layers sku over d over the built-in defaults.
 func EffectiveSettings(sku ReplenishmentSettings, d ReplenishmentDefaults) Effective {
 	layered := d.ReplenishmentSettings
-	layered.Category, layered.PriceBand = nil, nil
+	layered.Category, layered.PriceBand, layered.DemandByLocation = nil, nil, nil
 	layered.merge(sku)
 	return Effective{
 		LeadTimeDays:         orDefault(layered.LeadTimeDays, LeadTimeDaysDefault),
@@ -178,6 +185,7 @@ func EffectiveSettings(sku ReplenishmentSettings, d ReplenishmentDefaults) Effec
 		PriceBand:            orDefault(layered.PriceBand, ""),
 		DemandWindowDays:     orDefault(layered.DemandWindowDays, replenish.DemandWindowDaysDefault),
 		SlowMovingDays:       orDefault(layered.SlowMovingDays, replenish.SlowMovingDaysDefault),
+		DemandByLocation:     orDefault(layered.DemandByLocation, false),
 		ColdStartMeanDaily:   orDefault(d.ColdStartMeanDaily, ColdStartMeanDailyDefault),
 		ColdStartStddevDaily: orDefault(d.ColdStartStddevDaily, ColdStartStddevDailyDefault),
 	}
@@ -205,6 +213,9 @@ func (u *ReplenishmentDefaultsUpdate) normalize() *Error {
 	d := u.Defaults
 	if d.Category != nil || d.PriceBand != nil {
 		return InvalidField("category", "category and price_band are a SKU's own, with no deployment default")
+	}
+	if d.DemandByLocation != nil {
+		return InvalidField("demand_by_location", "a SKU's own setting (PATCH /v1/skus/{sku}): as a default it would multiply the reads of every evaluation by the locations")
 	}
 	if d.empty() && d.ColdStartMeanDaily == nil && d.ColdStartStddevDaily == nil {
 		return Errorf(CodeUnprocessable, "give at least one setting")

@@ -21,6 +21,19 @@ func (c *Client) GetReplenishment(ctx context.Context, sku, asOf string) (Replen
 	return out, err
 }
 
+// GetReplenishmentAt reads one SKU's reorder figures at one location (GET
+// /v1/replenishment/{sku}?location=L): the location's own sales and stock.
+// The SKU must have demand_by_location set; asOf may be empty (today).
+func (c *Client) GetReplenishmentAt(ctx context.Context, sku, location, asOf string) (Replenishment, error) {
+	var out Replenishment
+	q := url.Values{"location": {location}}
+	if asOf != "" {
+		q.Set("as_of", asOf)
+	}
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/replenishment/" + url.PathEscape(sku) + query(q), out: &out})
+	return out, err
+}
+
 // ListReplenishmentParams select a page of GET /v1/replenishment; zero
 // fields are left out.
 type ListReplenishmentParams struct {

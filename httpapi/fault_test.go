@@ -205,11 +205,11 @@ func (f faultyStore) LedgerLastAsOf(ctx context.Context, k stockd.PositionKey, a
 	return f.Store.LedgerLastAsOf(ctx, k, at)
 }
 
-func (f faultyStore) LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error) {
+func (f faultyStore) LedgerSales(ctx context.Context, sku, location string, from, to time.Time) ([]stockd.SalesBucket, error) {
 	if err := injected(ctx); err != nil {
 		return nil, err
 	}
-	return f.Store.LedgerSales(ctx, sku, from, to)
+	return f.Store.LedgerSales(ctx, sku, location, from, to)
 }
 
 func (f faultyStore) DemandHistoryPut(ctx context.Context, p store.DemandHistoryPutParams) error {

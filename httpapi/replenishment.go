@@ -61,6 +61,12 @@ type Replenishment struct {
 	// Settings are the settings used: the SKU's, else the deployment's,
 	// else the built-in defaults.
 	Settings ReplenishmentSettingsUsed `json:"settings"`
+	// Location is the location these figures are of (its own sales and
+	// stock); absent for the SKU as a whole.
+	Location string `json:"location,omitempty"`
+	// Locations are the figures of each location the SKU is stocked at,
+	// present on the SKU-wide answer of a SKU with demand_by_location.
+	Locations []Replenishment `json:"locations,omitempty"`
 }
 
 // ReplenishmentSettingsUsed are the settings an evaluation used, every one
@@ -78,6 +84,7 @@ type ReplenishmentSettingsUsed struct {
 	PriceBand          string  `json:"price_band"`
 	DemandWindowDays   int     `json:"demand_window_days"`
 	SlowMovingDays     int     `json:"slow_moving_days"`
+	DemandByLocation   bool    `json:"demand_by_location"`
 }
 
 // ReplenishmentList is one page of GET /v1/replenishment. NextAfter is the
@@ -110,7 +117,7 @@ func settingsUsedOut(e stockd.Effective) ReplenishmentSettingsUsed {
 		LeadTimeDays: e.LeadTimeDays, LeadTimeStddevDays: e.LeadTimeStddevDays, ServiceLevel: e.ServiceLevel,
 		ReviewDays: e.ReviewDays, CoverDays: e.CoverDays, OrderMultiple: e.OrderMultiple,
 		MinOrderQuantity: e.MinOrderQuantity, RedLine: e.RedLine, Category: e.Category, PriceBand: e.PriceBand,
-		DemandWindowDays: e.DemandWindowDays, SlowMovingDays: e.SlowMovingDays,
+		DemandWindowDays: e.DemandWindowDays, SlowMovingDays: e.SlowMovingDays, DemandByLocation: e.DemandByLocation,
 	}
 }
 
@@ -137,6 +144,10 @@ func ReplenishmentOut(ev evaluate.Evaluation) Replenishment {
 		Available: ev.Available, InTransit: ev.InTransit, Incoming: ev.Incoming, InventoryPosition: f.InventoryPosition,
 		OrderUpTo: f.OrderUpTo, SuggestedQuantity: f.SuggestedQuantity, Suppressed: f.Suppressed,
 		Level: string(f.Level), LevelReason: f.LevelReason, Settings: settingsUsedOut(ev.Settings),
+		Location: ev.Location,
+	}
+	for _, l := range ev.Locations {
+		out.Locations = append(out.Locations, ReplenishmentOut(l))
 	}
 	if !math.IsInf(f.DaysOfCover, 0) {
 		cover := f.DaysOfCover
@@ -170,7 +181,22 @@ func (s *Server) getReplenishment(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, verr)
 		return
 	}
-	ev, err := s.evaluator.SKU(r.Context(), id, asOf)
+	var ev evaluate.Evaluation
+	var err error
+	if q := r.URL.Query(); q.Has("location") {
+		location := q.Get("location")
+		if !stockd.ValidIdentifier(location) {
+			writeProblem(w, stockd.InvalidField("location", "must be 1-%d characters of [A-Za-z0-9._:-]", stockd.IdentifierLengthMax))
+			return
+		}
+		ev, err = s.evaluator.SKUAt(r.Context(), id, location, asOf)
+	} else {
+		ev, err = s.evaluator.SKU(r.Context(), id, asOf)
+	}
+	if errors.Is(err, evaluate.ErrNotByLocation) {
+		writeProblem(w, stockd.Errorf(stockd.CodeUnprocessable, "%v", err))
+		return
+	}
 	if errors.Is(err, evaluate.ErrUnknownSKU) {
 		writeProblem(w, stockd.Errorf(stockd.CodeUnknownSKU, "sku %q is unknown", id))
 		return

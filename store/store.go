@@ -73,8 +73,9 @@ type Store interface {
 	// LedgerSales sums the units sku sold (see stockd.SalesBucketWidth)
 	// per quarter-hour of UTC time in [from, to), in time order, leaving
 	// out quarter-hours without sales; the span is at most
-	// stockd.DemandDaysMax days.
-	LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error)
+	// stockd.DemandDaysMax days. A non-empty location keeps only that
+	// location's sales.
+	LedgerSales(ctx context.Context, sku, location string, from, to time.Time) ([]stockd.SalesBucket, error)
 
 	// AuditRead runs fn with reads that all see one consistent snapshot of
 	// the books, so verify on a live database never reports a batch half

@@ -41,7 +41,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 	for _, want := range []string{
 		`{"from":30,"to":20}`, "\n30\n", "Idempotent-Replayed: true", `{"outcome":"applied","status":201}`,
 		"\nconfirmed\n", "\nfulfilled\n",
-		`{"rows":29}`, `{"source":"history","mean_daily":2.966666666666667,"safety_stock":5,"reorder_point":26,`,
+		`{"rows":29}`, `{"source":"history","mean_daily":2.966666666666667,"safety_stock":5,"reorder_point":30,`,
 		`{"level":"critical","reason":"available 30 ≤ red line 40"}`, "\nacknowledged\n",
 		"\nconfirmed\n", "\nfulfilled\n", "\nduplicate_order\ntrue\n",
 	} {

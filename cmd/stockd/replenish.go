@@ -19,7 +19,7 @@ import (
 func newReplenishCommand() *cobra.Command {
 	var o replenishOptions
 	cmd := &cobra.Command{
-		Use:   "replenish [--as-of DATE] [--status LEVEL] [--sku SKU] [--csv]",
+		Use:   "replenish [--as-of DATE] [--status LEVEL] [--sku SKU] [--csv] [--by-location]",
 		Short: "Replenishment: print every SKU's reorder figures; backtest the policy, generate demand traces",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

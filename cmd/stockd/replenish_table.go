@@ -24,6 +24,10 @@ type replenishOptions struct {
 	status string
 	sku    string
 	csv    bool
+	// byLocation prints one row per (SKU, location) for SKUs with
+	// demand_by_location, and the SKU-wide row (location "*") for the
+	// rest.
+	byLocation bool
 }
 
 // runReplenishTable prints the figures GET /v1/replenishment answers, read
@@ -50,6 +54,12 @@ func runReplenishTable(ctx context.Context, o replenishOptions, out io.Writer) e
 	if o.status != "" && level.Severity() == 0 && level != replenish.LevelOK {
 		return fmt.Errorf("--status %q: want ok, slow_moving, warning, critical or stockout", o.status)
 	}
+	listLevel := level
+	if o.byLocation {
+		// The level of a location's row is its own: filter the rows, not
+		// the SKUs.
+		listLevel = ""
+	}
 	var rows []httpapi.Replenishment
 	if o.sku != "" {
 		e, err := ev.SKU(ctx, o.sku, asOf)
@@ -61,7 +71,7 @@ func runReplenishTable(ctx context.Context, o replenishOptions, out io.Writer) e
 		// Every SKU, a page at a time, the same pages the API serves.
 		after := ""
 		for {
-			page, next, err := ev.List(ctx, evaluate.ListParams{AsOf: asOf, After: after, Limit: evaluate.PageSizeMax, Level: level})
+			page, next, err := ev.List(ctx, evaluate.ListParams{AsOf: asOf, After: after, Limit: evaluate.PageSizeMax, Level: listLevel})
 			if err != nil {
 				return err
 			}
@@ -74,10 +84,37 @@ func runReplenishTable(ctx context.Context, o replenishOptions, out io.Writer) e
 			after = next
 		}
 	}
-	if o.csv {
-		return writeReplenishCSV(out, rows)
+	if o.byLocation {
+		rows = byLocation(rows, level)
 	}
-	return writeReplenishTable(out, rows)
+	if o.csv {
+		return writeReplenishCSV(out, rows, o.byLocation)
+	}
+	return writeReplenishTable(out, rows, o.byLocation)
+}
+
+// allLocations names the row of a SKU without demand_by_location in a
+// --by-location listing: its figures are of every location together.
+const allLocations = "*"
+
+// byLocation replaces each SKU with demand_by_location by its locations'
+// rows, keeps the others' SKU-wide row as location "*", and keeps only
+// rows at level when one is given.
+func byLocation(rows []httpapi.Replenishment, level replenish.Level) []httpapi.Replenishment {
+	var out []httpapi.Replenishment
+	for _, r := range rows {
+		each := r.Locations
+		if !r.Settings.DemandByLocation {
+			r.Location = allLocations
+			each = []httpapi.Replenishment{r}
+		}
+		for _, l := range each {
+			if level == "" || l.Level == string(level) {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
 }
 
 var replenishColumns = []string{"sku", "level", "source", "mean_daily", "stddev_daily", "lead_time_days", "lead_time_stddev_days",
@@ -94,13 +131,26 @@ func replenishRecord(r httpapi.Replenishment) []string {
 		i(r.SafetyStock), i(r.ReorderPoint), i(r.Available), i(r.InTransit), i(r.Incoming), i(r.InventoryPosition), cover, i(r.SuggestedQuantity)}
 }
 
-func writeReplenishCSV(out io.Writer, rows []httpapi.Replenishment) error {
+// withLocation puts a row's location after its SKU.
+func withLocation(record []string, location string) []string {
+	return append([]string{record[0], location}, record[1:]...)
+}
+
+func writeReplenishCSV(out io.Writer, rows []httpapi.Replenishment, locations bool) error {
 	w := csv.NewWriter(out)
-	if err := w.Write(replenishColumns); err != nil {
+	header := replenishColumns
+	if locations {
+		header = withLocation(header, "location")
+	}
+	if err := w.Write(header); err != nil {
 		return err
 	}
 	for _, r := range rows {
-		if err := w.Write(replenishRecord(r)); err != nil {
+		rec := replenishRecord(r)
+		if locations {
+			rec = withLocation(rec, r.Location)
+		}
+		if err := w.Write(rec); err != nil {
 			return err
 		}
 	}
@@ -108,10 +158,17 @@ func writeReplenishCSV(out io.Writer, rows []httpapi.Replenishment) error {
 	return w.Error()
 }
 
-func writeReplenishTable(out io.Writer, rows []httpapi.Replenishment) error {
+func writeReplenishTable(out io.Writer, rows []httpapi.Replenishment, locations bool) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', tabwriter.AlignRight)
 	header := []string{"SKU", "LEVEL", "SOURCE", "D̄", "Σ_D", "L", "Σ_L", "SS", "ROP", "AVAIL", "TRANSIT", "INCOMING", "IP", "COVER", "Q"}
-	for _, rec := range append([][]string{header}, recordsOf(rows)...) {
+	records := recordsOf(rows)
+	if locations {
+		header = withLocation(header, "LOCATION")
+		for i := range records {
+			records[i] = withLocation(records[i], rows[i].Location)
+		}
+	}
+	for _, rec := range append([][]string{header}, records...) {
 		for _, cell := range rec {
 			fmt.Fprint(w, cell, "\t")
 		}
@@ -137,4 +194,5 @@ func bindReplenishTableFlags(cmd *cobra.Command, o *replenishOptions) {
 	fs.StringVar(&o.status, "status", "", "only SKUs at this level: ok, slow_moving, warning, critical, stockout")
 	fs.StringVar(&o.sku, "sku", "", "one SKU only")
 	fs.BoolVar(&o.csv, "csv", false, "print CSV instead of a table")
+	fs.BoolVar(&o.byLocation, "by-location", false, "one row per (SKU, location) for SKUs with demand_by_location (each location's own sales and stock); \"*\" for the other SKUs' figures of all locations together")
 }

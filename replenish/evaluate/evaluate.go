@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -25,7 +27,7 @@ type Reader interface {
 	PositionListBySKU(ctx context.Context, sku string) ([]stockd.Position, error)
 	DocumentGet(ctx context.Context, key stockd.DocKey) (stockd.Document, error)
 	DocumentList(ctx context.Context, p store.DocumentListParams) ([]stockd.Document, error)
-	LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error)
+	LedgerSales(ctx context.Context, sku, location string, from, to time.Time) ([]stockd.SalesBucket, error)
 	DemandHistoryList(ctx context.Context, p store.DemandHistoryListParams) ([]stockd.DemandDay, error)
 }
 
@@ -38,6 +40,9 @@ const (
 	// SettingsScanMax bounds the settings documents a cold start walks to
 	// find a category's peers.
 	SettingsScanMax = 10_000
+	// LocationsPerSKUMax bounds the locations a SKU with demand_by_location
+	// is evaluated at (the first by id): each costs two more sales reads.
+	LocationsPerSKUMax = 100
 )
 
 // Evaluator evaluates SKUs against one store in one business time zone.
@@ -60,6 +65,13 @@ type Evaluation struct {
 	InTransit int64
 	Incoming  int64
 	Figures   replenish.Figures
+	// Location is the location these figures are of, empty for the SKU as
+	// a whole.
+	Location string
+	// Locations holds the figures of each location the SKU is stocked at,
+	// by location id, when it asks for demand_by_location; empty
+	// otherwise and in a location's own evaluation.
+	Locations []Evaluation
 }
 
 // LeadTime is the lead time a computation used and its origin.
@@ -77,6 +89,10 @@ const (
 
 // ErrUnknownSKU is wrapped by SKU for a SKU that does not exist.
 var ErrUnknownSKU = errors.New("unknown sku")
+
+// ErrNotByLocation is wrapped by SKUAt for a SKU without
+// demand_by_location, or a location where the SKU has no position.
+var ErrNotByLocation = errors.New("no figures by location")
 
 // ErrBundle is wrapped by SKU for a bundle: it holds no stock of its own,
 // so it is never reordered; its components are.
@@ -123,9 +139,52 @@ func (e *Evaluator) SKU(ctx context.Context, sku, asOf string) (Evaluation, erro
 	return run.evaluate(ctx, s)
 }
 
+// SKUAt evaluates one SKU at one location: the location's own ledger
+// sales (and its share of imported demand) against the location's own
+// stock. The SKU must have demand_by_location set and a position there.
+func (e *Evaluator) SKUAt(ctx context.Context, sku, location, asOf string) (Evaluation, error) {
+	s, err := e.Store.SKUGet(ctx, sku)
+	if errors.Is(err, stockd.ErrNotFound) {
+		return Evaluation{}, fmt.Errorf("sku %q: %w", sku, ErrUnknownSKU)
+	}
+	if err != nil {
+		return Evaluation{}, err
+	}
+	if s.Bundle {
+		return Evaluation{}, fmt.Errorf("sku %q: %w", sku, ErrBundle)
+	}
+	run, err := e.newRun(ctx, asOf)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	own, err := Settings(ctx, e.Store, sku)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	set := stockd.EffectiveSettings(own, run.defaults)
+	if !set.DemandByLocation {
+		return Evaluation{}, fmt.Errorf("sku %q: %w: demand_by_location is not set (PATCH /v1/skus/%s)", sku, ErrNotByLocation, sku)
+	}
+	positions, err := e.Store.PositionListBySKU(ctx, sku)
+	if err != nil {
+		return Evaluation{}, err
+	}
+	locations := locationsOf(positions)
+	if !slices.Contains(locations, location) {
+		return Evaluation{}, fmt.Errorf("sku %q: %w: it has no stock position at location %q", sku, ErrNotByLocation, location)
+	}
+	return run.evaluateAt(ctx, s, set, positions, location, locations)
+}
+
 // History is the daily demand an evaluation of sku as of asOf sees,
 // oldest first, one entry per business day (see Evaluation).
 func (e *Evaluator) History(ctx context.Context, sku, asOf string) ([]int64, error) {
+	return e.HistoryAt(ctx, sku, "", asOf)
+}
+
+// HistoryAt is History at one location (the SKU as a whole when location
+// is empty): the location's own sales and its share of imported days.
+func (e *Evaluator) HistoryAt(ctx context.Context, sku, location, asOf string) ([]int64, error) {
 	s, err := e.Store.SKUGet(ctx, sku)
 	if errors.Is(err, stockd.ErrNotFound) {
 		return nil, fmt.Errorf("sku %q: %w", sku, ErrUnknownSKU)
@@ -141,7 +200,15 @@ func (e *Evaluator) History(ctx context.Context, sku, asOf string) ([]int64, err
 	if err != nil {
 		return nil, err
 	}
-	return run.history(ctx, s, stockd.EffectiveSettings(own, run.defaults).DemandWindowDays)
+	locations := 0
+	if location != "" {
+		positions, err := e.Store.PositionListBySKU(ctx, sku)
+		if err != nil {
+			return nil, err
+		}
+		locations = len(locationsOf(positions))
+	}
+	return run.history(ctx, s, stockd.EffectiveSettings(own, run.defaults).DemandWindowDays, location, locations)
 }
 
 // ListParams selects a page of evaluations.
@@ -260,16 +327,51 @@ func (r *run) evaluate(ctx context.Context, sku stockd.SKU) (Evaluation, error) 
 		return Evaluation{}, err
 	}
 	set := stockd.EffectiveSettings(own, r.defaults)
-	history, err := r.history(ctx, sku, set.DemandWindowDays)
-	if err != nil {
-		return Evaluation{}, err
-	}
-	ev := Evaluation{SKU: sku.ID, AsOf: r.asOf, Settings: set, LeadTime: LeadTime{Source: LeadTimeSettings}}
 	positions, err := r.e.Store.PositionListBySKU(ctx, sku.ID)
 	if err != nil {
 		return Evaluation{}, err
 	}
+	ev, err := r.evaluateAt(ctx, sku, set, positions, "", nil)
+	if err != nil || !set.DemandByLocation {
+		return ev, err
+	}
+	locations := locationsOf(positions)
+	for _, l := range locations {
+		at, err := r.evaluateAt(ctx, sku, set, positions, l, locations)
+		if err != nil {
+			return Evaluation{}, err
+		}
+		ev.Locations = append(ev.Locations, at)
+	}
+	return ev, nil
+}
+
+// locationsOf lists the distinct locations of a SKU's positions by id, at
+// most LocationsPerSKUMax.
+func locationsOf(positions []stockd.Position) []string {
+	var out []string
 	for _, p := range positions {
+		if !slices.Contains(out, p.Location) {
+			out = append(out, p.Location)
+		}
+	}
+	slices.Sort(out)
+	return out[:min(len(out), LocationsPerSKUMax)]
+}
+
+// evaluateAt computes the figures of the SKU as a whole (location empty)
+// or of one of its locations: that location's demand and stock, with the
+// SKU's settings, lead time and cold-start peers.
+func (r *run) evaluateAt(ctx context.Context, sku stockd.SKU, set stockd.Effective, positions []stockd.Position, location string, locations []string) (Evaluation, error) {
+	history, err := r.history(ctx, sku, set.DemandWindowDays, location, len(locations))
+	if err != nil {
+		return Evaluation{}, err
+	}
+	ev := Evaluation{SKU: sku.ID, AsOf: r.asOf, Settings: set, LeadTime: LeadTime{Source: LeadTimeSettings}, Location: location}
+	for _, p := range positions {
+		if location != "" && p.Location != location {
+			continue
+		}
 		ev.Available += p.Available()
 		ev.InTransit += p.InTransit
 		ev.Incoming += p.Incoming
@@ -312,7 +414,12 @@ func (r *run) evaluate(ctx context.Context, sku stockd.SKU) (Evaluation, error) 
 // no earlier than the SKU's first business day (its creation, or its
 // earliest imported day in the window), so a new SKU has a short history
 // rather than a window of zeros it never had the chance to sell in.
-func (r *run) history(ctx context.Context, sku stockd.SKU, windowDays int) ([]int64, error) {
+//
+// With a location, the sales are that location's; imported days carry no
+// location, so each is split by the location's share of the window's
+// ledger sales (evenly over the SKU's locations when the window has
+// none), rounded so that the shares of a window add up to the imports.
+func (r *run) history(ctx context.Context, sku stockd.SKU, windowDays int, location string, locations int) ([]int64, error) {
 	zone := r.e.zone()
 	windowFirst := r.lastDay.AddDate(0, 0, -(windowDays - 1))
 	imported, err := r.e.Store.DemandHistoryList(ctx, store.DemandHistoryListParams{
@@ -345,18 +452,32 @@ func (r *run) history(ctx context.Context, sku stockd.SKU, windowDays int) ([]in
 	if err != nil {
 		return nil, err
 	}
-	buckets, err := r.e.Store.LedgerSales(ctx, sku.ID, bounds[0], bounds[days])
+	buckets, err := r.e.Store.LedgerSales(ctx, sku.ID, location, bounds[0], bounds[days])
 	if err != nil {
 		return nil, err
 	}
 	daily := stockd.DailyDemand(buckets, bounds)
+	share := 1.0
+	if location != "" && len(imported) > 0 {
+		all, err := r.e.Store.LedgerSales(ctx, sku.ID, "", bounds[0], bounds[days])
+		if err != nil {
+			return nil, err
+		}
+		share = salesShare(buckets, all, locations)
+	}
 	index := make(map[string]int, days)
 	for i := range days {
 		index[bounds[i].Format(stockd.DateLayout)] = i
 	}
+	var importedUnits, attributed float64
 	for _, d := range imported {
 		if i, ok := index[d.Date]; ok {
-			daily[i] += d.Quantity
+			// Rounding the running total keeps the window's sum of shares
+			// within half a unit of share × imports.
+			importedUnits += float64(d.Quantity)
+			part := math.Round(importedUnits*share) - attributed
+			attributed += part
+			daily[i] += int64(part)
 		}
 	}
 	for i := range daily {
@@ -364,6 +485,23 @@ func (r *run) history(ctx context.Context, sku stockd.SKU, windowDays int) ([]in
 		daily[i] = max(daily[i], 0)
 	}
 	return daily, nil
+}
+
+// salesShare is a location's share of the SKU's ledger sales in the
+// window, from 0 to 1; with no sales anywhere, an even split over the
+// SKU's locations.
+func salesShare(location, all []stockd.SalesBucket, locations int) float64 {
+	var at, total int64
+	for _, b := range location {
+		at += b.Quantity
+	}
+	for _, b := range all {
+		total += b.Quantity
+	}
+	if total <= 0 {
+		return 1 / float64(max(locations, 1))
+	}
+	return min(max(float64(at)/float64(total), 0), 1)
 }
 
 // peersOf gathers, once per run, the estimates of SKUs of category with
@@ -411,7 +549,7 @@ func (r *run) addPeer(ctx context.Context, p *replenish.Peers, id string, own st
 		return err
 	}
 	set := stockd.EffectiveSettings(own, r.defaults)
-	history, err := r.history(ctx, sku, set.DemandWindowDays)
+	history, err := r.history(ctx, sku, set.DemandWindowDays, "", 0)
 	if err != nil {
 		return err
 	}

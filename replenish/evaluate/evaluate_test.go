@@ -1,6 +1,7 @@
 package evaluate_test
 
 import (
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -64,6 +65,49 @@ func TestBusinessTimeZoneDecidesTheDay(t *testing.T) {
 			if got.Figures.HistoryDays != len(tc.want) || got.Figures.Source != "default" || got.AsOf != tc.asOf || got.Available != 92 || got.Figures.SafetyStock == 0 {
 				t.Errorf("%s as of %s: %+v", tc.zone, tc.asOf, got)
 			}
+		}
+	})
+}
+
+// TestImportedDemandSplitByLocation: imported days carry no location, so
+// each location gets its share of the window's ledger sales (3 of 4 and 1
+// of 4 here), rounded on the running total so that the shares add up to
+// what was imported; the SKU-wide history is untouched.
+func TestImportedDemandSplitByLocation(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := flowtest.NewHarness(t, b.New(t))
+		h.Clock.Set(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+		h.SKU("a")
+		h.Location("north", 5)
+		h.Receive("a", "default", 100)
+		h.Receive("a", "north", 100)
+		on := true
+		h.MustDo(stockd.Command{Op: &stockd.SKUUpdate{ID: "a", Replenishment: stockd.ReplenishmentSettings{DemandByLocation: &on}}})
+		h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Location: "default", Quantity: 3}, {SKU: "a", Location: "north", Quantity: 1}}, Commit: true}})
+		if err := h.Store.DemandHistoryPut(t.Context(), store.DemandHistoryPutParams{
+			Rows: []stockd.DemandDay{{SKU: "a", Date: "2026-11-30", Quantity: 7}, {SKU: "a", Date: "2026-12-02", Quantity: 2}}, At: h.Clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		ev := &evaluate.Evaluator{Store: h.Store}
+		for location, want := range map[string][]int64{
+			"":        {7, 4, 2},
+			"default": {5, 3, 2}, // 7·¾ = 5.25 → 5; 9·¾ = 6.75 → 7, so 2 more
+			"north":   {2, 1, 0}, // 7·¼ = 1.75 → 2; 9·¼ = 2.25 → 2, so 0 more
+		} {
+			days, err := ev.HistoryAt(t.Context(), "a", location, "2026-12-02")
+			if err != nil || !slices.Equal(days, want) {
+				t.Errorf("location %q: history %v, %v; want %v", location, days, err, want)
+			}
+		}
+		whole, err := ev.SKU(t.Context(), "a", "2026-12-02")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.Locations) != 2 || whole.Locations[0].Location != "default" || whole.Locations[0].Available != 97 || whole.Locations[1].Available != 99 || whole.Available != 196 {
+			t.Errorf("SKU-wide: available %d, locations %+v", whole.Available, whole.Locations)
+		}
+		if _, err := ev.SKUAt(t.Context(), "a", "south", "2026-12-02"); !errors.Is(err, evaluate.ErrNotByLocation) {
+			t.Errorf("a location without a position: %v", err)
 		}
 	})
 }

@@ -161,14 +161,16 @@ ORDER BY seq
 LIMIT ?10`
 
 	// queryLedgerSales sums sold units per bucket of ?1 microseconds
-	// (stockd.SalesBucketWidth) of sku in [?3, ?4): confirmed and refunded
-	// units move committed, a direct shipment takes on_hand. Served by the
-	// partial index ledger_sales.
+	// (stockd.SalesBucketWidth) of sku in [?3, ?4), of location ?5 unless
+	// empty: confirmed and refunded units move committed, a direct shipment
+	// takes on_hand. Served by the partial index ledger_sales, the location
+	// filtered on the rows it found.
 	queryLedgerSales = `
 SELECT (created_at / ?1) * ?1 AS bucket,
        sum(CASE WHEN business_type = 'shipment' THEN -d_on_hand ELSE d_committed END)
 FROM ledger
 WHERE sku = ?2 AND created_at >= ?3 AND created_at < ?4
+  AND (?5 = '' OR location = ?5)
   AND business_type IN ('confirm', 'refund', 'shipment')
 GROUP BY bucket
 ORDER BY bucket`

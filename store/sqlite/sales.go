@@ -11,12 +11,12 @@ import (
 
 // LedgerSales implements store.Store.LedgerSales, served by the partial
 // index ledger_sales.
-func (s *Store) LedgerSales(ctx context.Context, sku string, from, to time.Time) ([]stockd.SalesBucket, error) {
+func (s *Store) LedgerSales(ctx context.Context, sku, location string, from, to time.Time) ([]stockd.SalesBucket, error) {
 	if err := store.CheckSalesSpan(from, to); err != nil {
 		return nil, err
 	}
 	buckets, err := queryAll(ctx, s.reader, queryLedgerSales, scanSalesBucket,
-		stockd.SalesBucketWidth.Microseconds(), sku, unixMicros(from), unixMicros(to))
+		stockd.SalesBucketWidth.Microseconds(), sku, unixMicros(from), unixMicros(to), location)
 	if err != nil {
 		return nil, fmt.Errorf("sales of %s: %w", sku, err)
 	}

@@ -82,7 +82,7 @@ func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	h.Clock.Advance(time.Hour)
 	h.MustDo(stockd.Command{Op: &stockd.Shipment{Lines: []stockd.ShipmentLine{{SKU: "s", Quantity: 6}}}})
 
-	got, err := h.Store.LedgerSales(ctx, "a", start, start.Add(24*time.Hour))
+	got, err := h.Store.LedgerSales(ctx, "a", "", start, start.Add(24*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,15 +90,38 @@ func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("sales of a = %+v, want %+v", got, want)
 	}
-	if got, err := h.Store.LedgerSales(ctx, "a", start.Add(15*time.Minute), start.Add(30*time.Minute)); err != nil || len(got) != 1 || got[0].Quantity != 3 {
+	if got, err := h.Store.LedgerSales(ctx, "a", "", start.Add(15*time.Minute), start.Add(30*time.Minute)); err != nil || len(got) != 1 || got[0].Quantity != 3 {
 		t.Fatalf("sales of a in the second quarter-hour = %+v, %v, want one bucket of 3", got, err)
 	}
-	shipped, err := h.Store.LedgerSales(ctx, "s", start, start.Add(24*time.Hour))
+	shipped, err := h.Store.LedgerSales(ctx, "s", "", start, start.Add(24*time.Hour))
 	if err != nil || len(shipped) != 1 || shipped[0].Quantity != 6 || !shipped[0].Start.Equal(start.Add(75*time.Minute)) {
 		t.Fatalf("sales of s = %+v, %v, want 6 shipped in the quarter-hour 81 minutes on", shipped, err)
 	}
-	if _, err := h.Store.LedgerSales(ctx, "a", start, start.Add(400*24*time.Hour)); err == nil {
+	if _, err := h.Store.LedgerSales(ctx, "a", "", start, start.Add(400*24*time.Hour)); err == nil {
 		t.Fatal("a sales read over 400 days was accepted")
+	}
+
+	// By location: a's sales above were all at default; 7 more at north
+	// count for north and the SKU, not for default.
+	h.Location("north", 5)
+	h.Receive("a", "north", 50)
+	h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Location: "north", Quantity: 7}}, Commit: true}})
+	sumOf := func(location string) int64 {
+		t.Helper()
+		buckets, err := h.Store.LedgerSales(ctx, "a", location, start, start.Add(24*time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var units int64
+		for _, b := range buckets {
+			units += b.Quantity
+		}
+		return units
+	}
+	for location, want := range map[string]int64{"": 13, "default": 6, "north": 7, "south": 0} {
+		if got := sumOf(location); got != want {
+			t.Errorf("sales of a at %q = %d, want %d", location, got, want)
+		}
 	}
 }
 
