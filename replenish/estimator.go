@@ -98,7 +98,7 @@ const TrendDamping = 2.0
 // MinHistoryDays or without variation gives the mean and a zero slope.
 func TrendOf(demandDaily []int64) Trend {
 	n := len(demandDaily)
-	if n < MinHistoryDays {
+	if n == 0 {
 		return Trend{}
 	}
 	days := float64(n)
@@ -108,6 +108,9 @@ func TrendOf(demandDaily []int64) Trend {
 		sum += float64(q)
 	}
 	yMean := sum / days
+	if n < MinHistoryDays {
+		return Trend{LevelDaily: yMean}
+	}
 	var sxx, sxy float64
 	for i, q := range demandDaily {
 		dx := float64(i) - xMean

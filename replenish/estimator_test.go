@@ -19,7 +19,8 @@ func TestTrendOf(t *testing.T) {
 		weightMin, weightMax float64
 	}{
 		{"flat: no slope, the mean", flat, 10, 10, 0, 0},
-		{"too short to fit", flat[:MinHistoryDays-1], 0, 0, 0, 0},
+		{"too short to fit: the mean", flat[:MinHistoryDays-1], 10, 10, 0, 0},
+		{"empty", nil, 0, 0, 0, 0},
 		// A perfect line is believed whole: 24.5 + 1·(30 − 14.5) = 40,
 		// the day after the window's 39.
 		{"rising line: today's level", rising, 40, 40, 1, 1},
