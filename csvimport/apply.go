@@ -240,14 +240,9 @@ func (p *Plan) applyCounts(ctx context.Context, a Apply, res Result) (Result, er
 	for start := 0; start < len(p.counts); start += stockd.CountRowsMax {
 		end := min(start+stockd.CountRowsMax, len(p.counts))
 		part, err := a.Counter.Count(ctx, p.counts[start:end])
-		if e, ok := errors.AsType[*stockd.Error](err); ok {
-			// Checked whole before: the books changed since (a SKU the
-			// check saw is gone, which stockd never does).
-			var refused lineErrors
-			refused.add(p.countLine[start], "%s: %s", e.Code, e.Message)
-			return res, &IncompleteError{Result: res, Refused: refused.list(), Count: end - start}
-		}
 		if err != nil {
+			// A refusal (*stockd.Error) is not the file's either: every row
+			// was checked, and stockd never deletes the SKUs the check saw.
 			return res, fmt.Errorf("import counts stopped after %d of %d rows (send the file again to finish): %w", start, len(p.counts), err)
 		}
 		res.Count.Runs = append(res.Count.Runs, part.Runs...)

@@ -26,7 +26,6 @@ type Plan struct {
 	unchanged int
 	demand    []stockd.DemandDay
 	counts    []stockd.CountRow
-	countLine []int
 }
 
 // Kind is what the planned file holds.
@@ -422,7 +421,6 @@ func (p *Plan) checkCounts(ctx context.Context, c *catalogue, now time.Time, bad
 			continue
 		}
 		p.counts = append(p.counts, row)
-		p.countLine = append(p.countLine, r.line)
 	}
 	return nil
 }

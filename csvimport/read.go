@@ -27,6 +27,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/stockd/stockd"
 )
 
 // Kind is what a file holds.
@@ -82,11 +84,9 @@ const LineErrorsMax = 50
 // ErrTooLarge is a file above its Limits: nothing of it was read further.
 var ErrTooLarge = errors.New("file too large")
 
-// LineError is one bad line of a file (the header is line 1).
-type LineError struct {
-	Line   int    `json:"line"`
-	Detail string `json:"detail"`
-}
+// LineError is one bad line of a file (the header is line 1): the
+// domain's, so that errors carry it to the HTTP answer as they are.
+type LineError = stockd.LineError
 
 // lineErrors collects what is wrong with a file, line by line, keeping the
 // first LineErrorsMax.
