@@ -15,9 +15,9 @@ import (
 )
 
 // importTimeout is the deadline of one import: a file of
-// csvimport.LimitsHTTP rows is applied in about a second on either
-// database (docs/benchmarks.md), so 20 s leaves room for a busy engine
-// while staying under the HTTP server's write timeout.
+// csvimport.LimitsHTTP rows was applied in 1.3 s on SQLite and 2.8 s on
+// PostgreSQL on a loaded machine (docs/benchmarks.md), so 20 s leaves room
+// for a busy engine while staying under the HTTP server's write timeout.
 const importTimeout = 20 * time.Second
 
 // importScopes are the scopes each kind of file needs: what the same
