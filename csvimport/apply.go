@@ -193,6 +193,11 @@ func (t *tally) submit(ctx context.Context, a Apply, p *Plan, i int) error {
 			return ctx.Err()
 		}
 	}
+	if err == nil && res.Err != nil && res.Err.Code == stockd.CodeCancelled && ctx.Err() != nil {
+		// The engine dropped the row because the import's deadline passed
+		// (or it stopped) before its batch formed: not the row's fault.
+		return ctx.Err()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch {

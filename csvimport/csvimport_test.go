@@ -3,10 +3,12 @@ package csvimport_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/csvimport"
 	"github.com/stockd/stockd/csvimport/csvimporttest"
 	"github.com/stockd/stockd/engine"
@@ -59,5 +61,35 @@ func TestReadDigest(t *testing.T) {
 	}
 	if a.Digest != b.Digest || len(a.Digest) != 16 || withBOM.Digest == a.Digest || a.Rows() != 1 || withBOM.Rows() != 1 {
 		t.Errorf("digests %s, %s, %s (rows %d, %d); want the first two equal, the third other", a.Digest, b.Digest, withBOM.Digest, a.Rows(), withBOM.Rows())
+	}
+}
+
+// slowEngine answers each command as the engine does a caller whose
+// context ended before its batch formed.
+type slowEngine struct{}
+
+func (slowEngine) Submit(ctx context.Context, _ stockd.Command) (stockd.Result, error) {
+	<-ctx.Done()
+	return stockd.Result{Err: stockd.Errorf(stockd.CodeCancelled, "request cancelled before it was applied")}, nil
+}
+
+// TestApplyPastItsDeadline: rows dropped because the import's deadline
+// passed are the import's failure (send the file again), not rows the
+// books refused.
+func TestApplyPastItsDeadline(t *testing.T) {
+	s := testdb.Backends()[0].New(t)
+	f, err := csvimport.Read(strings.NewReader("sku,name,unit\nA,A,piece\nB,B,piece\n"), csvimport.KindSKUs, csvimport.LimitsHTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := csvimport.Check(context.Background(), s, f, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = p.Apply(ctx, csvimport.Apply{Engine: slowEngine{}})
+	if _, incomplete := errors.AsType[*csvimport.IncompleteError](err); incomplete || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Apply past its deadline: %v, want the deadline, not refused rows", err)
 	}
 }

@@ -71,7 +71,7 @@ func newImportKindCommand(kind csvimport.Kind) *cobra.Command {
 		},
 	}
 	bindDatabaseFlags(cmd.Flags(), &cfg)
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON (the body POST /v1/imports answers)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON (kind, digest, rows, applied, replayed, unchanged; count for a counts file)")
 	return cmd
 }
 
