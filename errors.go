@@ -47,6 +47,8 @@ const (
 	CodeGateUnavailable       = "gate_unavailable"          // the Redis gate does not answer, or a preheat pauses it: retry later
 	CodeGateClosed            = "gate_closed"               // the gate refused a position after a win the database refused: an operator re-preheats
 	CodeNotPersisted          = "reservation_not_persisted" // a gated win not yet in the database: retry shortly
+	CodeInvalidCSV            = "invalid_csv"               // an imported file with bad lines: nothing of it was written (LineErrors)
+	CodeImportIncomplete      = "import_incomplete"         // rows of an import refused while applying: the rest applied (LineErrors); send the file again
 )
 
 // ErrNotFound is what storage returns for a missing row.
@@ -101,6 +103,16 @@ type Error struct {
 	// (the reservation) and duplicate_reference (the business id of the
 	// first document).
 	ExistingID string `json:"existing_id,omitempty"`
+	// LineErrors names the lines of an imported file at fault, for
+	// invalid_csv and import_incomplete.
+	LineErrors []LineError `json:"line_errors,omitempty"`
+}
+
+// LineError is one line of an imported file (the header is line 1) and
+// what is wrong with it.
+type LineError struct {
+	Line   int    `json:"line"`
+	Detail string `json:"detail"`
 }
 
 // Shortfall describes one line that could not be served.

@@ -136,12 +136,14 @@ func (e *Engine) applyPart(ctx context.Context, cmds []stockd.Command, answers [
 		if len(rest) == 0 {
 			return
 		}
+		e.cfg.Metrics.retried(RetryCausePanic)
 		restAnswers := make([]answer, len(rest))
 		e.applyPart(ctx, rest, restAnswers)
 		copy(answers[:dp.index], restAnswers[:dp.index])
 		copy(answers[dp.index+1:], restAnswers[dp.index:])
 	case splittable(err) && len(cmds) > 1:
 		e.cfg.Metrics.split()
+		e.cfg.Metrics.retried(RetryCauseSplit)
 		half := len(cmds) / 2
 		e.applyPart(ctx, cmds[:half], answers[:half])
 		e.applyPart(ctx, cmds[half:], answers[half:])
@@ -184,7 +186,7 @@ func (e *Engine) applyRetrying(ctx context.Context, cmds []stockd.Command) ([]st
 		if err == nil || !errors.Is(err, store.ErrRetry) || ctx.Err() != nil {
 			return results, err
 		}
-		e.cfg.Metrics.retried()
+		e.cfg.Metrics.retried(RetryCauseOf(err))
 		time.Sleep(time.Duration(attempt*attempt) * time.Millisecond)
 	}
 	return nil, err

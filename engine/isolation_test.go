@@ -136,6 +136,9 @@ func TestRefusedWriteFailsOnlyItsCommand(t *testing.T) {
 				if counterValue(t, reg, "stockd_batch_splits_total") == 0 {
 					t.Error("no batch was split: the poisoned receipt did not share a batch")
 				}
+				if got := retriesByCause(t, reg); got[engine.RetryCauseSplit] == 0 || got[engine.RetryCausePanic] != 0 {
+					t.Errorf("retries by cause %v, want split above 0 and no panic", got)
+				}
 				c := counters(t, s, "a")
 				if c.OnHand != 1000 || c.Reserved != 60 {
 					t.Errorf("counters %+v, want on_hand 1000 (the poisoned receipt not applied) and 60 reserved", c)
@@ -158,7 +161,8 @@ func TestDecisionPanicFailsOnlyItsCommand(t *testing.T) {
 			Body: []byte(`{"kind":5}`), CreatedAt: time.Now(), UpdatedAt: time.Now(),
 		}}})
 		gated := &gatedStore{Store: s, gate: make(chan struct{})}
-		e := newEngine(t, gated, engine.Config{})
+		reg := prometheus.NewRegistry()
+		e := newEngine(t, gated, engine.Config{Metrics: engine.NewMetrics(reg)})
 		cmds := make([]stockd.Command, 20)
 		for i := range cmds {
 			cmds[i] = reserveCmd(fmt.Sprintf("r-%d", i), "a", 1)
@@ -176,6 +180,9 @@ func TestDecisionPanicFailsOnlyItsCommand(t *testing.T) {
 		}
 		if c := counters(t, s, "a"); c.Reserved != 19 {
 			t.Errorf("reserved %d, want 19", c.Reserved)
+		}
+		if got := retriesByCause(t, reg); got[engine.RetryCausePanic] != 1 || got[engine.RetryCauseSplit] != 0 {
+			t.Errorf("retries by cause %v, want one panic (the batch applied again without it) and no split", got)
 		}
 		// The engine goes on.
 		if res := mustSubmit(t, e, reserveCmd("after", "a", 1)); res.Err != nil {

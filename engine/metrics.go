@@ -1,18 +1,61 @@
 package engine
 
 import (
+	"errors"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/stockd/stockd/store"
 )
+
+// The causes of stockd_batch_retries_total: a fixed set, every one exposed
+// from the start at 0, so that a rule's rate() has a series before the
+// first retry and the label never grows with what a database says.
+const (
+	// RetryCauseSerialization, RetryCauseDeadlock, RetryCauseBusy and
+	// RetryCauseUniqueKey are the conflicts a backend names (store.ErrRetry
+	// with store.ErrSerialization, ErrDeadlock, ErrBusy or ErrUniqueKey);
+	// RetryCauseOther a conflict it does not name.
+	RetryCauseSerialization = "serialization"
+	RetryCauseDeadlock      = "deadlock"
+	RetryCauseBusy          = "busy"
+	RetryCauseUniqueKey     = "unique_key"
+	RetryCauseOther         = "other"
+	// RetryCauseSplit is a batch applied again in halves after the
+	// database refused a write (store.ErrRejected) or writing panicked.
+	RetryCauseSplit = "split"
+	// RetryCausePanic is a batch applied again without the command whose
+	// decision panicked.
+	RetryCausePanic = "panic"
+)
+
+// RetryCauses lists every cause, in the order the metric exposes them.
+var RetryCauses = []string{RetryCauseSerialization, RetryCauseDeadlock, RetryCauseBusy, RetryCauseUniqueKey, RetryCauseOther, RetryCauseSplit, RetryCausePanic}
+
+// RetryCauseOf names the cause of a conflict err (which wraps store.ErrRetry),
+// one of RetryCauses.
+func RetryCauseOf(err error) string {
+	switch {
+	case errors.Is(err, store.ErrSerialization):
+		return RetryCauseSerialization
+	case errors.Is(err, store.ErrDeadlock):
+		return RetryCauseDeadlock
+	case errors.Is(err, store.ErrBusy):
+		return RetryCauseBusy
+	case errors.Is(err, store.ErrUniqueKey):
+		return RetryCauseUniqueKey
+	}
+	return RetryCauseOther
+}
 
 // Metrics observes batches. A nil *Metrics observes nothing.
 type Metrics struct {
 	batchSize       prometheus.Histogram
 	batchDuration   prometheus.Histogram
 	batchFailures   prometheus.Counter
-	batchRetries    prometheus.Counter
+	batchRetries    *prometheus.CounterVec
 	overloadedTotal prometheus.Counter
 	soldOutTotal    prometheus.Counter
 	incidentsTotal  prometheus.Counter
@@ -35,8 +78,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "stockd_batch_duration_seconds", Help: "Time to apply and commit one batch.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
 		}),
-		batchFailures:   prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_failures_total", Help: "Batches that failed after retries."}),
-		batchRetries:    prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_retries_total", Help: "Batch attempts retried after a database conflict."}),
+		batchFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_batch_failures_total", Help: "Batches that failed after retries."}),
+		batchRetries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "stockd_batch_retries_total",
+			Help: "Batches applied again, by cause: a conflict the database detected (serialization, deadlock, busy, unique_key, other), a split in halves to isolate a refused write (split), or a re-run without a command whose decision panicked (panic)."},
+			[]string{"cause"}),
 		overloadedTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_overloaded_total", Help: "Commands refused because the queue was full."}),
 		soldOutTotal:    prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_sold_out_answers_total", Help: "Reservations refused from sold-out knowledge, without a transaction."}),
 		incidentsTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_engine_incidents_total",
@@ -51,6 +96,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}),
 		refusalsTotal: prometheus.NewCounter(prometheus.CounterOpts{Name: "stockd_database_refusals_total",
 			Help: "Commands whose write the database refused (a CHECK such as no negative counter): its last line of defence caught what the decision let through. Must stay 0."}),
+	}
+	for _, cause := range RetryCauses {
+		m.batchRetries.WithLabelValues(cause)
 	}
 	queued := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "stockd_engine_queue_length",
 		Help: "Commands queued for a batch, not yet applied."}, func() float64 {
@@ -94,9 +142,10 @@ func (m *Metrics) batch(size int, d time.Duration, err error) {
 	}
 }
 
-func (m *Metrics) retried() {
+// retried counts one batch applied again for cause, one of RetryCauses.
+func (m *Metrics) retried(cause string) {
 	if m != nil {
-		m.batchRetries.Inc()
+		m.batchRetries.WithLabelValues(cause).Inc()
 	}
 }
 

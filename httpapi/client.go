@@ -103,12 +103,16 @@ type call struct {
 	key  string
 	body any // nil sends no body
 	out  any
+	// raw, when set, is sent as it is, labelled contentType, instead of
+	// body encoded as JSON.
+	raw         []byte
+	contentType string
 }
 
 // do runs c, retrying what may be retried, and reports whether the answer
 // was a replay.
 func (c *Client) do(ctx context.Context, cl call) (replayed bool, err error) {
-	var payload []byte
+	payload := cl.raw
 	if cl.body != nil {
 		if payload, err = json.Marshal(cl.body); err != nil {
 			return false, fmt.Errorf("encode %s %s: %w", cl.method, cl.path, err)
@@ -153,7 +157,11 @@ func (c *Client) send(ctx context.Context, cl call, payload []byte) (status int,
 	}
 	req.Header.Set("Accept", "application/json, application/problem+json")
 	if payload != nil {
-		req.Header.Set("Content-Type", "application/json")
+		contentType := cl.contentType
+		if contentType == "" {
+			contentType = "application/json"
+		}
+		req.Header.Set("Content-Type", contentType)
 	}
 	if cl.key != "" {
 		req.Header.Set(headerIdempotencyKey, cl.key)

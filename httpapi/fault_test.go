@@ -25,6 +25,7 @@ const (
 	faultTimeout    = "timeout"    // the engine or the store passes the deadline
 	faultDown       = "down"       // the database is unreachable
 	faultHalted     = "halted"     // the engine halted on a broken invariant
+	faultRefused    = "refused"    // the books refuse each command, as after a request that won a race
 
 	// injectedDetail must never reach a caller.
 	injectedDetail = "injected: disk on fire"
@@ -67,8 +68,11 @@ func injected(ctx context.Context) error {
 type faultySubmitter struct{ next Submitter }
 
 func (f faultySubmitter) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error) {
-	if faultOf(ctx) == faultOverloaded {
+	switch faultOf(ctx) {
+	case faultOverloaded:
 		return stockd.Result{Err: stockd.Errorf(stockd.CodeOverloaded, "too many requests queued, retry later")}, nil
+	case faultRefused:
+		return stockd.Result{Err: stockd.Errorf(stockd.CodeStaleQuantity, "the books changed since this was decided")}, nil
 	}
 	if err := injected(ctx); err != nil {
 		return stockd.Result{}, err

@@ -55,8 +55,12 @@ func addExamples(files fs.FS, paths map[string]any) error {
 func addExample(op map[string]any, ex operationExample) error {
 	if ex.Request != nil {
 		media, ok := lookupObject(op, "requestBody", "content", "application/json")
+		if _, text := ex.Request.(string); text && !ok {
+			// A text body (the CSV imports) is recorded as a string.
+			media, ok = lookupObject(op, "requestBody", "content", "text/csv")
+		}
 		if !ok {
-			return fmt.Errorf("a request example, and no JSON request body")
+			return fmt.Errorf("a request example, and no JSON or CSV request body")
 		}
 		media["example"] = ex.Request
 	}

@@ -44,8 +44,12 @@ func recordExamples(t *testing.T, c *contract, exchanges []exchange) {
 			continue
 		}
 		e := operationExample{Status: strconv.Itoa(ex.status), MediaType: media}
-		if len(bytes.TrimSpace(ex.request)) > 0 && method != "GET" {
+		switch {
+		case len(bytes.TrimSpace(ex.request)) == 0 || method == "GET":
+		case json.Valid(ex.request):
 			e.Request = json.RawMessage(ex.request)
+		default:
+			e.Request = string(ex.request) // a CSV file, shown as the text it is
 		}
 		e.Response = json.RawMessage(ex.body)
 		examples[id] = e

@@ -233,6 +233,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseForms(h)
 		exerciseDiscrepancies(h)
 		exerciseCounts(h)
+		exerciseImports(h)
 
 		// The scenarios of scenario_test.go.
 		exercisePools(h)

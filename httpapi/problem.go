@@ -35,6 +35,9 @@ type Problem struct {
 	// (the reservation) and duplicate_reference (the first document's
 	// business id).
 	ExistingID string `json:"existing_id,omitempty"`
+	// LineErrors names the lines of an imported file at fault
+	// (invalid_csv, import_incomplete).
+	LineErrors []stockd.LineError `json:"line_errors,omitempty"`
 	// Instance names this occurrence: for internal errors, the incident
 	// id under which the server's log holds the details.
 	Instance string `json:"instance,omitempty"`
@@ -97,6 +100,8 @@ var codeInfo = map[string]struct {
 	stockd.CodeInternal:            {http.StatusInternalServerError, "Internal error"},
 	stockd.CodeUnknownDiscrepancy:  {http.StatusNotFound, "Unknown discrepancy"},
 	stockd.CodeDiscrepancyClosed:   {http.StatusConflict, "Discrepancy closed"},
+	stockd.CodeInvalidCSV:          {http.StatusBadRequest, "Invalid CSV"},
+	stockd.CodeImportIncomplete:    {http.StatusConflict, "Import incomplete"},
 }
 
 // retryAfterSeconds is the Retry-After of the answers that say "later":
@@ -137,6 +142,7 @@ func problemOf(e *stockd.Error) Problem {
 		Field:             e.Field,
 		ReservationStatus: string(e.Status),
 		ExistingID:        e.ExistingID,
+		LineErrors:        e.LineErrors,
 	}
 	for _, l := range e.Lines {
 		p.Lines = append(p.Lines, ProblemLine(l))
@@ -146,7 +152,8 @@ func problemOf(e *stockd.Error) Problem {
 
 // errorOf turns a problem back into the domain error, for Client.
 func errorOf(p Problem) *stockd.Error {
-	e := &stockd.Error{Code: p.Code, Message: p.Detail, Field: p.Field, Status: stockd.ReservationStatus(p.ReservationStatus), ExistingID: p.ExistingID}
+	e := &stockd.Error{Code: p.Code, Message: p.Detail, Field: p.Field, Status: stockd.ReservationStatus(p.ReservationStatus), ExistingID: p.ExistingID,
+		LineErrors: p.LineErrors}
 	for _, l := range p.Lines {
 		e.Lines = append(e.Lines, stockd.Shortfall(l))
 	}

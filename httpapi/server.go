@@ -225,6 +225,7 @@ func (s *Server) routes() []route {
 		s.auditEventRoutes(),
 		s.gateRoutes(),
 		s.webhookRoutes(),
+		s.importRoutes(),
 	)
 }
 
@@ -311,8 +312,12 @@ func (s *Server) deadline(rt route, h http.HandlerFunc) http.HandlerFunc {
 	if rt.scope == "" {
 		return h
 	}
+	timeout := s.requestTimeout
+	if t, ok := routeTimeout(rt); ok {
+		timeout = t
+	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), timeout)
 		defer cancel()
 		h(w, r.WithContext(ctx))
 	}

@@ -19,6 +19,22 @@ import (
 // Nothing was applied; the whole batch may be tried again.
 var ErrRetry = errors.New("transaction conflict, retry")
 
+// The causes of ErrRetry: a backend wraps one of them beside ErrRetry, so
+// that the engine counts its retries by cause (stockd_batch_retries_total)
+// without knowing any database's error codes. A conflict of no known cause
+// wraps ErrRetry alone.
+var (
+	// ErrSerialization is a serialization failure (PostgreSQL 40001).
+	ErrSerialization = errors.New("serialization failure")
+	// ErrDeadlock is a deadlock the database broke (PostgreSQL 40P01).
+	ErrDeadlock = errors.New("deadlock detected")
+	// ErrBusy is a lock held by another connection past the busy timeout
+	// (SQLite SQLITE_BUSY, SQLITE_LOCKED).
+	ErrBusy = errors.New("database busy")
+	// ErrUniqueKey is a unique key another transaction inserted first.
+	ErrUniqueKey = errors.New("unique key taken by another transaction")
+)
+
 // ErrUnavailable marks a failure of the database rather than of the
 // request: a connection refused or lost, a server shutting down or out of
 // resources, a full disk, an I/O error. Nothing can be said about the
@@ -187,6 +203,9 @@ type Store interface {
 	// every filter p sets, at most p.Limit (stockd.PageSizeDefault when
 	// zero, never above stockd.PageSizeMax).
 	AlertList(ctx context.Context, p AlertListParams) ([]stockd.Alert, error)
+	// AlertOpenCounts counts the open alerts by level (levels with none
+	// are left out), for the stockd_alerts_open gauge.
+	AlertOpenCounts(ctx context.Context) (map[string]int64, error)
 	// AlertNoticeList returns the notices of one business date, of sku
 	// unless it is empty, by SKU, level, tier and kind, at most
 	// stockd.PageSizeMax.

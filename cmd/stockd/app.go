@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/stockd/stockd/alert"
 	"github.com/stockd/stockd/dashboard"
 	"github.com/stockd/stockd/dispatch"
 	"github.com/stockd/stockd/engine"
@@ -99,6 +100,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if pooled, ok := m.store.(interface{ Collector() prometheus.Collector }); ok {
 		reg.MustRegister(pooled.Collector())
 	}
+	// Counted from the table, so exposed whether or not this process runs
+	// the alert worker.
+	reg.MustRegister(alert.NewOpenCollector(alert.OpenCollectorConfig{Store: m.store, Logger: m.Logger}))
 	m.engine = engine.New(engine.Config{
 		Store:        m.store,
 		Appliers:     m.appliers(),

@@ -175,13 +175,17 @@ func exportLedger(ctx context.Context, s store.Store, w *csv.Writer, sku string,
 	}
 	var after int64
 	for {
-		entries, err := s.LedgerList(ctx, store.LedgerListParams{SKU: sku, After: after, Limit: exportPageSize})
+		// The store filters the time range, so a page holds only entries
+		// written out: the export reads what it writes and holds one page,
+		// whatever the ledger's length outside the range.
+		entries, err := s.LedgerList(ctx, store.LedgerListParams{SKU: sku, After: after, Limit: exportPageSize, From: span.from, To: span.to})
 		if err != nil {
 			return fmt.Errorf("read ledger after %d: %w", after, err)
 		}
 		for _, e := range entries {
 			if !span.contains(e.CreatedAt) {
-				continue
+				// The store answered outside the range it was asked for.
+				panic(fmt.Sprintf("export: ledger entry %d at %s outside [%s, %s)", e.Seq, e.CreatedAt, span.from, span.to))
 			}
 			if err := w.Write(ledgerRow(e)); err != nil {
 				return err

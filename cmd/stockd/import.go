@@ -2,187 +2,155 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
-	"sync"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/csvimport"
 	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/store"
 )
-
-// importSubmittersMax is how many rows are in flight at once: enough for
-// the engine to fill its batches, few enough to stay under its queue.
-const importSubmittersMax = 64
 
 // importProgressEvery is how often progress is printed.
 const importProgressEvery = time.Second
 
+// importShort says what each file holds.
+var importShort = map[csvimport.Kind]string{
+	csvimport.KindSKUs:  "SKUs (one that exists with the same name and unit is left as it is)",
+	csvimport.KindStock: "opening balances, as receipts with their reference (empty: opening-balance:LOCATION:POOL)",
+	csvimport.KindReservations: "open holds (status pending, with their deadline) and paid, unshipped orders (status confirmed); " +
+		"rows sharing a key are one reservation",
+	csvimport.KindDemand: "past daily demand for replenishment (date YYYY-MM-DD, a business date; a row replaces the one imported before)",
+	csvimport.KindCounts: "a physical count, compared with on_hand as of counted_at; mismatches become discrepancies (exit 2), stock is not changed",
+}
+
 // newImportCommand is `stockd import`: files from the system being
-// replaced, applied through the engine as any request is, so that verify
-// holds and every row is in the ledger.
+// replaced, read, checked and applied by package csvimport, as
+// POST /v1/imports/{kind} does, so a file imported either way replays the
+// other way.
 func newImportCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "import",
-		Short: "Import SKUs, opening stock, open reservations and physical counts from CSV files (checked whole before anything is written)",
+		Short: "Import SKUs, opening stock, open reservations, past demand and physical counts from CSV files (checked whole before anything is written)",
 	}
-	cmd.AddCommand(
-		newImportKindCommand("skus", "sku,name,unit", "SKUs (an existing SKU with the same name and unit is left as it is)", planSKUs),
-		newImportKindCommand("stock", "sku,location,pool,quantity,reference", "opening balances, as receipts with their reference (empty: opening-balance)", planStock),
-		newImportKindCommand("reservations", "key,sku,location,pool,quantity,status,expires_at,customer_id",
-			"open holds (status pending, with their deadline) and paid, unshipped orders (status confirmed); rows sharing a key are one reservation", planReservations),
-		newImportCountsCommand(),
-		newImportDemandCommand(),
-	)
+	for _, kind := range csvimport.Kinds {
+		cmd.AddCommand(newImportKindCommand(kind))
+	}
 	return cmd
 }
 
-// importPlan is a checked file: the commands to submit and the line of
-// each.
-type importPlan struct {
-	what     string
-	commands []stockd.Command
-	lines    []int
-}
-
-// planFunc turns a file's rows into commands, checking each against the
-// books as they stand; every problem is added to bad with its line.
-type planFunc func(ctx context.Context, s store.Store, f csvFile, now time.Time, bad *rowErrors) (importPlan, error)
-
-func newImportKindCommand(kind, header, short string, plan planFunc) *cobra.Command {
+func newImportKindCommand(kind csvimport.Kind) *cobra.Command {
 	var cfg Config
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   kind + " FILE.csv",
-		Short: "Import " + short + "; header: " + header,
-		Args:  cobra.ExactArgs(1),
+		Use:   string(kind) + " FILE.csv",
+		Short: "Import " + importShort[kind] + "; header: " + kind.Header(),
+		Long: "Checks every row of FILE.csv first and reports each bad row with its line number; only a good file is\n" +
+			"written. Each row is applied under a key made of the file's digest and its line, so importing the same\n" +
+			"file again (here or with POST /v1/imports/" + string(kind) + ") replays instead of applying twice. Progress goes to stderr.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := applyEnv(cmd.Flags()); err != nil {
 				return err
 			}
-			f, err := readCSVFile(args[0], strings.Split(header, ","))
+			f, err := readImportFile(args[0], kind)
 			if err != nil {
 				return err
 			}
 			return withMigratedStore(cmd.Context(), cfg.DatabaseURL, func(s store.Store) error {
-				var bad rowErrors
-				p, err := plan(cmd.Context(), s, f, time.Now(), &bad)
-				if err != nil {
-					return err
-				}
-				if err := bad.err(); err != nil {
-					return err
-				}
-				return runImport(cmd.Context(), s, p, cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return runImport(cmd.Context(), s, f, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			})
 		},
 	}
 	bindDatabaseFlags(cmd.Flags(), &cfg)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome as JSON (kind, digest, rows, applied, replayed, unchanged; count for a counts file)")
 	return cmd
 }
 
-// importTally counts a run's outcomes.
-type importTally struct {
-	applied, replayed, done atomic.Int64
-	mu                      sync.Mutex
-	refused                 rowErrors
+func readImportFile(path string, kind csvimport.Kind) (*csvimport.File, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	f, err := csvimport.Read(file, kind, csvimport.LimitsFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
 }
 
-// runImport submits the plan's commands through an engine of its own and
-// reports progress on progress and the outcome on out. Rows were checked
-// against the books beforehand; a row refused now lost a race with a
-// request made meanwhile, and is reported with its line (rerun the file:
-// the rows applied replay).
-func runImport(ctx context.Context, s store.Store, p importPlan, out, progress io.Writer) error {
-	e := engine.New(engine.Config{Store: s, Logger: slog.New(slog.NewTextHandler(progress, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+// runImport checks f against the books and applies it through an engine
+// of its own.
+func runImport(ctx context.Context, s store.Store, f *csvimport.File, asJSON bool, out, progress io.Writer) error {
+	p, err := csvimport.Check(ctx, s, f, time.Now())
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(progress, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e := engine.New(engine.Config{Store: s, Logger: logger})
 	defer e.Close()
-	var t importTally
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(importSubmittersMax, len(p.commands)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				t.submit(ctx, e, p, i)
-			}
-		}()
+	var done, total atomic.Int64
+	stop := reportProgress(progress, f.Kind, &done, &total)
+	res, err := p.Apply(ctx, csvimport.Apply{
+		Engine: e, Store: s, Counter: reconcile.New(reconcile.Config{Store: s, Logger: logger}),
+		Progress: func(d, t int) { done.Store(int64(d)); total.Store(int64(t)) },
+	})
+	stop()
+	if incomplete, ok := errors.AsType[*csvimport.IncompleteError](err); ok {
+		res = incomplete.Result
 	}
-	stopProgress := reportProgress(progress, p, &t)
-	for i := range p.commands {
-		if ctx.Err() != nil {
-			break
+	if asJSON {
+		if jerr := json.NewEncoder(out).Encode(res); jerr != nil {
+			return errors.Join(err, jerr)
 		}
-		next <- i
+	} else {
+		fmt.Fprintf(out, "imported %d %s rows (file %s): %d applied, %d replayed, %d unchanged\n", res.Rows, res.Kind, res.Digest, res.Applied, res.Replayed, res.Unchanged)
 	}
-	close(next)
-	wg.Wait()
-	stopProgress()
-	fmt.Fprintf(out, "imported %d %s: %d applied, %d already there (replayed)\n", t.applied.Load()+t.replayed.Load(), p.what, t.applied.Load(), t.replayed.Load())
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("import interrupted after %d of %d rows (rerun the file: applied rows replay): %w", t.done.Load(), len(p.commands), err)
+	if err != nil {
+		return err
 	}
-	if err := t.refused.err(); err != nil {
-		return fmt.Errorf("refused while importing: %w", err)
+	if res.Count != nil {
+		if !asJSON {
+			printReconcile(out, "count", *res.Count)
+		}
+		if !res.Count.Clean() {
+			return errDifferences
+		}
 	}
 	return nil
 }
 
-func (t *importTally) submit(ctx context.Context, e *engine.Engine, p importPlan, i int) {
-	defer t.done.Add(1)
-	res, err := e.Submit(ctx, p.commands[i])
-	switch {
-	case err != nil:
-		t.mu.Lock()
-		t.refused.add(p.lines[i], "%v", err)
-		t.mu.Unlock()
-	case res.Err != nil:
-		t.mu.Lock()
-		t.refused.add(p.lines[i], "%s: %s", res.Err.Code, res.Err.Message)
-		t.mu.Unlock()
-	case res.Replayed:
-		t.replayed.Add(1)
-	default:
-		t.applied.Add(1)
-	}
-}
-
 // reportProgress prints rows done every importProgressEvery until the
-// returned stop is called.
-func reportProgress(w io.Writer, p importPlan, t *importTally) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
+// returned stop is called, and the total then.
+func reportProgress(w io.Writer, kind csvimport.Kind, done, total *atomic.Int64) (stop func()) {
+	finished := make(chan struct{})
+	stopped := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(stopped)
 		tick := time.NewTicker(importProgressEvery)
 		defer tick.Stop()
 		for {
 			select {
-			case <-done:
+			case <-finished:
+				if t := total.Load(); t > 0 {
+					fmt.Fprintf(w, "importing %s: %d of %d rows (%d%%)\n", kind, done.Load(), t, done.Load()*100/t)
+				}
 				return
 			case <-tick.C:
-				fmt.Fprintf(w, "importing %s: %d of %d\n", p.what, t.done.Load(), len(p.commands))
+				if t := total.Load(); t > 0 {
+					fmt.Fprintf(w, "importing %s: %d of %d rows (%d%%)\n", kind, done.Load(), t, done.Load()*100/t)
+				}
 			}
 		}
 	}()
-	return func() { close(done); wg.Wait() }
-}
-
-// rowCommand makes the command of a file's row: its idempotency key comes
-// from the file's digest and the line, or from key when the file names
-// one, so that a rerun replays.
-func rowCommand(op stockd.Operation, kind string, f csvFile, line int, key string, fields ...string) stockd.Command {
-	if key == "" {
-		key = fmt.Sprintf("import:%s:%s:%d", kind, f.digest, line)
-	}
-	sum := sha256.Sum256([]byte(kind + "\x00" + strings.Join(fields, "\x00")))
-	return stockd.Command{Op: op, IdempotencyKey: key, RequestHash: hex.EncodeToString(sum[:]), Actor: "import"}
+	return func() { close(finished); <-stopped }
 }

@@ -72,7 +72,7 @@ func TestImportDemandThenReplenish(t *testing.T) {
 
 	for range 2 { // idempotent
 		out, err = runStockd(t, "import", "demand", goodPath, "--database-url", dbURL)
-		if err != nil || !strings.Contains(out, "imported 30 rows of demand") || !strings.Contains(out, "imported 30 of 30 rows (100%)") {
+		if err != nil || !strings.Contains(out, "imported 30 demand rows") || !strings.Contains(out, "importing demand: 30 of 30 rows (100%)") {
 			t.Fatalf("import: %v\n%s", err, out)
 		}
 	}

@@ -43,6 +43,10 @@ func TestMetricsExposed(t *testing.T) {
 				`stockd_idempotent_replays_total{operation="reservation_create"} 1`,
 				`stockd_idempotency_key_conflicts_total{operation="reservation_create"} 1`,
 				`stockd_database_refusals_total 0`,
+				`stockd_batch_retries_total{cause="split"} 0`,
+				`stockd_batch_retries_total{cause="panic"} 0`,
+				`stockd_alerts_open{level="stockout"} 0`,
+				`stockd_alerts_open{level="other"} 0`,
 			} {
 				if !strings.Contains(exposed, want+"\n") {
 					t.Errorf("/metrics lacks %s", want)

@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/csvimport"
 	"github.com/stockd/stockd/engine/flowtest"
 	"github.com/stockd/stockd/reconcile"
 	"github.com/stockd/stockd/store/storeurl"
@@ -192,17 +194,17 @@ func TestImportCounts(t *testing.T) {
 		"nope,default,1,"+before+"\n"+
 		"tee-M,default,1,yesterday\n"+
 		"tee-M,default\n")
-	err = runImportCounts(t.Context(), dbURL, bad, &out)
-	if !errors.Is(err, errBadCountFile) {
+	_, err = runStockd(t, "import", "counts", "--database-url", dbURL, bad)
+	if _, ok := errors.AsType[*csvimport.BadFileError](err); !ok {
 		t.Fatalf("a bad file: %v, want refused", err)
 	}
-	for _, want := range []string{"bad.csv:3: counted_on_hand", "bad.csv:4: sku \"nope\" is unknown", "bad.csv:5: counted_at", "bad.csv:6: 2 fields"} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output %q lacks %q", out.String(), want)
+	for _, want := range []string{"line 3: counted_on_hand", "line 4: sku \"nope\" is unknown", "line 5: counted_at", "line 6: wrong number of fields"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
 		}
 	}
 	for _, header := range []string{"sku,location,counted_at,counted_on_hand\n", "SKU,location,counted_on_hand,counted_at\n", ""} {
-		if err := runImportCounts(t.Context(), dbURL, write("header.csv", header+"tee-M,default,1,"+before+"\n"), io.Discard); err == nil {
+		if _, err := runStockd(t, "import", "counts", "--database-url", dbURL, write("header.csv", header+"tee-M,default,1,"+before+"\n")); err == nil {
 			t.Errorf("header %q accepted", header)
 		}
 	}
@@ -214,12 +216,11 @@ func TestImportCounts(t *testing.T) {
 	if !strings.Contains(out.String(), "runs [1]") {
 		t.Fatalf("the bad files recorded runs: %s", out.String())
 	}
-	out.Reset()
 	good := write("good.csv", "sku,location,counted_on_hand,counted_at\ntee-M,default,10,"+before+"\ntee-M,,7,"+time.Now().UTC().Format(time.RFC3339)+"\n")
-	err = runImportCounts(t.Context(), dbURL, good, &out)
-	if !errors.Is(err, errDifferences) || !strings.Contains(out.String(), "count pass: runs [2], checked 2, findings 1, opened 1") ||
-		!strings.Contains(out.String(), "count_mismatch tee-M/default/normal: expected {OnHand:8") {
-		t.Fatalf("good file: %v\n%s", err, out.String())
+	got, err := runStockd(t, "import", "counts", "--database-url", dbURL, good)
+	if !errors.Is(err, errDifferences) || !strings.Contains(got, "count pass: runs [2], checked 2, findings 1, opened 1") ||
+		!strings.Contains(got, "count_mismatch tee-M/default/normal: expected {OnHand:8") {
+		t.Fatalf("good file: %v\n%s", err, got)
 	}
 }
 
@@ -251,5 +252,41 @@ func TestReadmeDiscrepancy(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the block's output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestReadmeImports runs the README's "Imports over HTTP" block against a
+// fresh server, as TestReadmeDiscrepancy does.
+func TestReadmeImports(t *testing.T) {
+	for _, tool := range []string{"bash", "curl", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("README imports block skipped: %s is not installed", tool)
+		}
+	}
+	script := readmeBlock(t, "## Imports over HTTP")
+	m := &Main{
+		Config: Config{DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "stockd.db"), Addr: "127.0.0.1:0",
+			ExpiryInterval: time.Second, LogFormat: "text", LogLevel: "info"},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	defer m.Close()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "S=http://"+m.Addr())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the block failed: %v\n%s", err, out)
+	}
+	var want []string
+	for _, line := range strings.Split(script, "\n") {
+		if expected, ok := strings.CutPrefix(line, "# → "); ok {
+			want = append(want, expected)
+		}
+	}
+	if got := strings.Split(strings.TrimSpace(string(out)), "\n"); !slices.Equal(got, want) {
+		t.Errorf("the block printed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -31,6 +31,22 @@ func (s *Store) AlertGet(ctx context.Context, id int64) (stockd.Alert, error) {
 	return a, nil
 }
 
+// AlertOpenCounts implements store.Store.AlertOpenCounts.
+func (s *Store) AlertOpenCounts(ctx context.Context) (map[string]int64, error) {
+	counts := map[string]int64{}
+	err := each(ctx, s.pool, "count open alerts", func(row scanner) (struct{}, error) {
+		var level string
+		var n int64
+		err := row.Scan(&level, &n)
+		counts[level] = n
+		return struct{}{}, err
+	}, func(struct{}) error { return nil }, queryAlertOpenCounts)
+	if err != nil {
+		return nil, err
+	}
+	return counts, nil
+}
+
 // AlertList returns a page of alerts matching p's filters.
 func (s *Store) AlertList(ctx context.Context, p store.AlertListParams) ([]stockd.Alert, error) {
 	limit := p.Limit

@@ -69,8 +69,12 @@ func interpretError(err error) error {
 		return err
 	}
 	switch code := pgErr.Code; {
-	case code == codeSerializationFailure, code == codeDeadlockDetected, code == codeUniqueViolation:
-		return fmt.Errorf("%w: %w", store.ErrRetry, err)
+	case code == codeSerializationFailure:
+		return fmt.Errorf("%w: %w: %w", store.ErrRetry, store.ErrSerialization, err)
+	case code == codeDeadlockDetected:
+		return fmt.Errorf("%w: %w: %w", store.ErrRetry, store.ErrDeadlock, err)
+	case code == codeUniqueViolation:
+		return fmt.Errorf("%w: %w: %w", store.ErrRetry, store.ErrUniqueKey, err)
 	case code == codeCheckViolation:
 		return fmt.Errorf("%w: postgres: books guard %s rejected a write (a bug, not a conflict): %w", store.ErrRejected, pgErr.ConstraintName, err)
 	case code == codeRaiseException, strings.HasPrefix(code, classDataException),

@@ -29,10 +29,12 @@ func TestInterpretError(t *testing.T) {
 		rejected    bool
 		unavailable bool
 		unchanged   bool
+		// cause is the retry's cause, for the engine's metric.
+		cause error
 	}{
-		{name: "serialization failure", err: pgError("40001"), retry: true},
-		{name: "deadlock", err: pgError("40P01"), retry: true},
-		{name: "unique violation", err: pgError("23505"), retry: true},
+		{name: "serialization failure", err: pgError("40001"), retry: true, cause: store.ErrSerialization},
+		{name: "deadlock", err: pgError("40P01"), retry: true, cause: store.ErrDeadlock},
+		{name: "unique violation", err: pgError("23505"), retry: true, cause: store.ErrUniqueKey},
 		{name: "check violation", err: pgError("23514"), rejected: true},
 		{name: "nul byte in text", err: pgError("22021"), rejected: true},
 		{name: "untranslatable character", err: pgError("22P05"), rejected: true},
@@ -56,6 +58,11 @@ func TestInterpretError(t *testing.T) {
 			}
 			if errors.Is(got, store.ErrRetry) != tt.retry {
 				t.Errorf("interpretError(%v) is ErrRetry = %v, want %v", tt.err, !tt.retry, tt.retry)
+			}
+			for _, cause := range []error{store.ErrSerialization, store.ErrDeadlock, store.ErrBusy, store.ErrUniqueKey} {
+				if errors.Is(got, cause) != (cause == tt.cause) {
+					t.Errorf("interpretError(%v) is %v = %v, want the cause %v", tt.err, cause, !(cause == tt.cause), tt.cause)
+				}
 			}
 			if errors.Is(got, stockd.ErrNotFound) != tt.notFound {
 				t.Errorf("interpretError(%v) is ErrNotFound = %v, want %v", tt.err, !tt.notFound, tt.notFound)

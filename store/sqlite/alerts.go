@@ -46,6 +46,22 @@ func (s *Store) AlertList(ctx context.Context, p store.AlertListParams) ([]stock
 	return alerts, nil
 }
 
+// AlertOpenCounts implements store.Store.AlertOpenCounts.
+func (s *Store) AlertOpenCounts(ctx context.Context) (map[string]int64, error) {
+	counts := map[string]int64{}
+	err := queryEach(ctx, s.reader, queryAlertOpenCounts, func(row rowScanner) (struct{}, error) {
+		var level string
+		var n int64
+		err := row.Scan(&level, &n)
+		counts[level] = n
+		return struct{}{}, err
+	}, func(struct{}) error { return nil })
+	if err != nil {
+		return nil, fmt.Errorf("count open alerts: %w", err)
+	}
+	return counts, nil
+}
+
 // AlertNoticeList returns the notices of one business date.
 func (s *Store) AlertNoticeList(ctx context.Context, businessDate, sku string) ([]stockd.AlertNotice, error) {
 	notices, err := queryAll(ctx, s.reader, queryAlertNoticeList, scanAlertNotice, businessDate, sku, sku, stockd.PageSizeMax)

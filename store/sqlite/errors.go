@@ -42,10 +42,10 @@ func interpretError(err error) error {
 	code := sqliteErr.Code()
 	switch code & primaryCodeMask {
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
-		return fmt.Errorf("%w: %w", store.ErrRetry, err)
+		return fmt.Errorf("%w: %w: %w", store.ErrRetry, store.ErrBusy, err)
 	case sqlite3.SQLITE_CONSTRAINT:
 		if code == sqlite3.SQLITE_CONSTRAINT_UNIQUE || code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY {
-			return fmt.Errorf("%w: %w", store.ErrRetry, err)
+			return fmt.Errorf("%w: %w: %w", store.ErrRetry, store.ErrUniqueKey, err)
 		}
 		return fmt.Errorf("%w: %w", store.ErrRejected, err)
 	case sqlite3.SQLITE_TOOBIG, sqlite3.SQLITE_MISMATCH, sqlite3.SQLITE_RANGE:

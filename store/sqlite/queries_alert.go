@@ -2,6 +2,9 @@ package sqlite
 
 // The alert worker's queries (0010_alerts.sql).
 const (
+	// queryAlertOpenCounts is served by alerts_open_sku (status = 'open').
+	queryAlertOpenCounts = `SELECT level, count(*) FROM alerts WHERE status = 'open' GROUP BY level`
+
 	alertColumns = `id, version, body`
 
 	queryAlertOpenGet = `SELECT ` + alertColumns + ` FROM alerts WHERE sku = ? AND status = 'open'`

@@ -1,7 +1,7 @@
 package storetest
 
 // AlertOpenGet, AlertGet, AlertList, AlertNoticeList, AlertWrite, AlertAck,
-// AlertDelivery*, AlertCursor*: the alert worker's records.
+// AlertDelivery*, AlertCursor*, AlertOpenCounts: the alert worker's records.
 
 import (
 	"errors"
@@ -31,6 +31,9 @@ func testAlertLifecycle(t *testing.T, h *flowtest.Harness) {
 	}
 	if _, err := h.Store.AlertGet(ctx, 1); !isNotFound(err) {
 		t.Fatalf("AlertGet of a new store: %v, want not found", err)
+	}
+	if counts, err := h.Store.AlertOpenCounts(ctx); err != nil || len(counts) != 0 {
+		t.Fatalf("AlertOpenCounts of a new store = %v, %v; want none", counts, err)
 	}
 	first := newAlert("A", "warning", now)
 	notice := stockd.AlertNotice{SKU: "A", Level: "warning", BusinessDate: "2026-12-04", Kind: stockd.AlertNoticeSent, At: now}
@@ -122,6 +125,10 @@ func testAlertLifecycle(t *testing.T, h *flowtest.Harness) {
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("AlertList %s = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+	// The resolved episode is not counted; each open one under its level.
+	if counts, err := h.Store.AlertOpenCounts(ctx); err != nil || !reflect.DeepEqual(counts, map[string]int64{"critical": 1, "slow_moving": 1}) {
+		t.Errorf("AlertOpenCounts = %v, %v; want critical 1, slow_moving 1", counts, err)
 	}
 }
 

@@ -45,8 +45,8 @@ func testOrderIDUnique(t *testing.T, h *flowtest.Harness) {
 	dup := *held
 	dup.ID, dup.Key = "dup", ""
 	err = writeRaw(t, h.Store, &stockd.BatchWrites{ReservationsNew: []stockd.Reservation{dup}})
-	if !errors.Is(err, store.ErrRetry) {
-		t.Fatalf("second reservation holding order SO-1: %v, want a conflict (store.ErrRetry)", err)
+	if !errors.Is(err, store.ErrRetry) || !errors.Is(err, store.ErrUniqueKey) {
+		t.Fatalf("second reservation holding order SO-1: %v, want a conflict (store.ErrRetry, store.ErrUniqueKey)", err)
 	}
 	// Released in the same write, before the insert: the order is free.
 	released := *held
@@ -81,8 +81,8 @@ func testReferenceKeyUnique(t *testing.T, h *flowtest.Harness) {
 		t.Fatalf("ReferencesGet = %+v, %v; want the receipt's", got, err)
 	}
 	err = writeRaw(t, h.Store, &stockd.BatchWrites{References: []stockd.BusinessReference{{ReferenceKey: key, BusinessID: "again", CreatedAt: h.Clock.Now()}}})
-	if !errors.Is(err, store.ErrRetry) {
-		t.Fatalf("second receipt of PO-777 for a: %v, want a conflict (store.ErrRetry)", err)
+	if !errors.Is(err, store.ErrRetry) || !errors.Is(err, store.ErrUniqueKey) {
+		t.Fatalf("second receipt of PO-777 for a: %v, want a conflict (store.ErrRetry, store.ErrUniqueKey)", err)
 	}
 	if err := writeRaw(t, h.Store, &stockd.BatchWrites{References: []stockd.BusinessReference{{ReferenceKey: other, BusinessID: "count", CreatedAt: h.Clock.Now()}}}); err != nil {
 		t.Fatalf("the same number for another business type: %v", err)
