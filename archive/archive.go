@@ -29,7 +29,7 @@ import (
 
 // ErrRefused marks an archive that would not be safe to run now: the
 // message says what to do first. Nothing was deleted.
-var ErrRefused = errors.New("ledger archive refused")
+var ErrRefused = errors.New("refused")
 
 // Config is one archive run.
 type Config struct {
