@@ -395,4 +395,15 @@ func Cut(archives []stockd.LedgerArchive) (time.Time, bool) {
 	return cut, !cut.IsZero()
 }
 
+// CutSeq returns the highest cut seq of any archive record, finished or
+// not, 0 when the ledger was never archived: the entries up to it may be
+// gone from the ledger.
+func CutSeq(archives []stockd.LedgerArchive) int64 {
+	var cut int64
+	for _, a := range archives {
+		cut = max(cut, a.CutSeq)
+	}
+	return cut
+}
+
 func day(t time.Time) string { return t.UTC().Format(stockd.DateLayout) }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -62,5 +63,14 @@ func exerciseArchived(t *testing.T, b testdb.Backend) []exchange {
 	if len(ledger.Entries) != 2 || ledger.Entries[0].Type != stockd.BusinessCheckpoint {
 		t.Errorf("ledger after the archive: %+v; want the checkpoint and the later receipt", ledger.Entries)
 	}
+
+	// A webhook redelivery from before the cut would pass over the
+	// archived entries in silence.
+	var hook CreatedWebhook
+	h.must("POST", "/v1/webhooks", "archived-webhook", `{"url":"https://hooks.example.com/stockd","event_types":["receipt"]}`, http.StatusCreated, &hook)
+	redeliver := func(from int64) string { return `{"from_seq":` + strconv.FormatInt(from, 10) + `}` }
+	h.must("POST", "/v1/webhooks/"+hook.ID+"/redeliver", "archived-redeliver-1", redeliver(res.Archive.CutSeq), http.StatusBadRequest, nil).
+		wantCode(t, stockd.CodeInvalidInput)
+	h.must("POST", "/v1/webhooks/"+hook.ID+"/redeliver", "archived-redeliver-2", redeliver(res.Archive.CutSeq+1), http.StatusOK, nil)
 	return h.recorded()
 }
