@@ -160,6 +160,15 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		}
 		res.Replaced += n
 	}
+	// The audit trail names every archive: what left the ledger, where to,
+	// and the sha256 that proves the file. Recorded before the finish, so
+	// that a run stopped between the two records it on the rerun.
+	detail := fmt.Sprintf("entries up to seq %d (%d) to %s, sha256 %s; %d positions checkpointed",
+		rec.CutSeq, rec.Entries, out, rec.SHA256, len(positions))
+	if err := s.AuditEventInsert(ctx, stockd.NewAuditEvent(cfg.Now(), "", "ledger_archive", stockd.CheckpointBusinessID(rec.Before),
+		stockd.AuditOutcomeDone, detail)); err != nil {
+		return res, fmt.Errorf("audit: %w", err)
+	}
 	done, err := s.LedgerArchiveFinish(ctx, store.LedgerArchiveFinishParams{Before: rec.Before, Positions: int64(len(positions)), At: cfg.Now()})
 	if err != nil {
 		return res, err

@@ -186,6 +186,11 @@ func TestLedgerArchive(t *testing.T) {
 			t.Fatalf("archive = %+v; want finished with %d positions", a, skus)
 		}
 		wantFile(t, out, a.SHA256, a.Entries)
+		events, err := s.AuditEventList(t.Context(), store.AuditEventListParams{})
+		if err != nil || len(events) != 1 || events[0].Action != "ledger_archive" || events[0].Resource != "archive:2025-02-01" ||
+			!strings.Contains(events[0].Detail, a.SHA256) {
+			t.Fatalf("audit trail = %+v, %v; want the archive with its sha256", events, err)
+		}
 		if got := runCommand(t, archiveArgs("2025-02-01", out)...); !strings.Contains(got, "finished at") {
 			t.Fatalf("rerun of a finished archive:\n%s", got)
 		}
