@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ func newLedgerCommand() *cobra.Command {
 		Use:   "ledger",
 		Short: "Commands on the ledger",
 	}
-	cmd.AddCommand(newLedgerRebuildCommand(), newLedgerArchiveCommand())
+	cmd.AddCommand(newLedgerRebuildCommand(), newLedgerArchiveCommand(), newLedgerArchivesCommand())
 	return cmd
 }
 
@@ -63,6 +64,52 @@ never overwrites a file that is not the archive's own.`,
 	cmd.Flags().IntVar(&keepDays, "keep-days", stockd.LedgerArchiveKeepDaysDefault,
 		"the cut must lie at least this many days back: the longest demand window plus a month")
 	return cmd
+}
+
+func newLedgerArchivesCommand() *cobra.Command {
+	var cfg Config
+	cmd := &cobra.Command{
+		Use:   "archives",
+		Short: "List the ledger's archives: cut, entries, positions, file and its sha256, and whether each finished",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := applyEnv(cmd.Flags()); err != nil {
+				return err
+			}
+			return runLedgerArchives(cmd.Context(), cfg.DatabaseURL, cmd.OutOrStdout())
+		},
+	}
+	bindDatabaseFlags(cmd.Flags(), &cfg)
+	return cmd
+}
+
+// runLedgerArchives prints one line per archive record, oldest cut first.
+func runLedgerArchives(ctx context.Context, databaseURL string, out io.Writer) error {
+	s, err := storeurl.OpenExisting(ctx, databaseURL)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	archives, err := s.LedgerArchiveList(ctx)
+	if err != nil {
+		return err
+	}
+	if len(archives) == 0 {
+		fmt.Fprintln(out, "the ledger was never archived")
+		return nil
+	}
+	for _, a := range archives {
+		state := "finished " + a.FinishedAt.Format(time.RFC3339)
+		switch {
+		case !a.Sealed():
+			state = "unfinished: the file is not recorded yet; run the archive again"
+		case !a.Finished():
+			state = "unfinished: positions still to replace; run the archive again"
+		}
+		fmt.Fprintf(out, "before %s: entries up to seq %d (%d), %d positions, %s sha256 %s, %s\n",
+			a.Before.Format(stockd.DateLayout), a.CutSeq, a.Entries, a.Positions, a.Path, cmp.Or(a.SHA256, "-"), state)
+	}
+	return nil
 }
 
 // runLedgerArchive opens the books and runs the archive; a refusal

@@ -186,6 +186,10 @@ func TestLedgerArchive(t *testing.T) {
 			t.Fatalf("archive = %+v; want finished with %d positions", a, skus)
 		}
 		wantFile(t, out, a.SHA256, a.Entries)
+		if got := runCommand(t, "ledger", "archives", "--database-url", db); !strings.Contains(got, "before 2025-02-01: entries up to seq") ||
+			!strings.Contains(got, a.SHA256+", finished ") {
+			t.Fatalf("ledger archives:\n%s", got)
+		}
 		events, err := s.AuditEventList(t.Context(), store.AuditEventListParams{})
 		if err != nil || len(events) != 1 || events[0].Action != "ledger_archive" || events[0].Resource != "archive:2025-02-01" ||
 			!strings.Contains(events[0].Detail, a.SHA256) {
