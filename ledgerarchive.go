@@ -24,6 +24,12 @@ const (
 	// transaction of the archive replaces with their checkpoints: each
 	// holds its positions' ledger rows locked while it runs.
 	LedgerArchivePositionsPerTransactionMax = 100
+	// LedgerArchiveEntriesPerTransactionMax bounds the entries one such
+	// transaction deletes: a position with more is replaced in steps, each
+	// leaving a checkpoint at the last entry it took, so that a hot SKU's
+	// month never holds SQLite's one writer (or a PostgreSQL transaction)
+	// for long.
+	LedgerArchiveEntriesPerTransactionMax = 10000
 	// LedgerArchivesMax bounds the archive records a listing returns: one a
 	// month is a century of them.
 	LedgerArchivesMax = 1200

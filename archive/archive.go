@@ -45,6 +45,9 @@ type Config struct {
 	Now func() time.Time
 	// Progress receives one line per step; may be nil.
 	Progress io.Writer
+	// EntriesPerTransaction bounds the entries one checkpoint transaction
+	// deletes. Defaults to stockd.LedgerArchiveEntriesPerTransactionMax.
+	EntriesPerTransaction int
 }
 
 // Result is what a run did.
@@ -154,11 +157,21 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 
 	for chunk := range slices.Chunk(positions, stockd.LedgerArchivePositionsPerTransactionMax) {
-		n, err := s.LedgerArchiveCheckpoint(ctx, store.LedgerArchiveCheckpointParams{Before: rec.Before, Positions: chunk})
-		if err != nil {
-			return res, fmt.Errorf("after %d positions replaced: %w", res.Replaced, err)
+		// A chunk takes more than one transaction when its positions hold
+		// more entries than one may delete.
+		for {
+			r, err := s.LedgerArchiveCheckpoint(ctx, store.LedgerArchiveCheckpointParams{Before: rec.Before, Positions: chunk, EntriesMax: cfg.EntriesPerTransaction})
+			if err != nil {
+				return res, fmt.Errorf("after %d positions replaced: %w", res.Replaced, err)
+			}
+			res.Replaced += r.Replaced
+			if r.Done {
+				break
+			}
+			if r.Deleted == 0 {
+				return res, fmt.Errorf("after %d positions replaced: a checkpoint transaction deleted nothing and did not finish: the store broke its promise", res.Replaced)
+			}
 		}
-		res.Replaced += n
 	}
 	// The audit trail names every archive: what left the ledger, where to,
 	// and the sha256 that proves the file. Recorded before the finish, so

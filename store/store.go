@@ -292,12 +292,15 @@ type Store interface {
 	LedgerArchiveSeal(ctx context.Context, p LedgerArchiveSealParams) (stockd.LedgerArchive, error)
 	// LedgerArchiveCheckpoint replaces, in one transaction, the entries
 	// with seq <= the archive's cut of each of p.Positions (at most
-	// stockd.LedgerArchivePositionsPerTransactionMax) with one
-	// stockd.Checkpoint, and returns how many positions it replaced: a
+	// stockd.LedgerArchivePositionsPerTransactionMax), in order, with one
+	// stockd.Checkpoint, deleting at most p.EntriesMax entries: a position
+	// with more left than that is replaced up to the entry where the
+	// budget ends (a checkpoint there, an opening balance as good as the
+	// final one) and the call returns, not Done, for the next to go on. A
 	// position that holds its checkpoint already, or no entry at or below
 	// the cut, is left as it is. An archive not sealed, or finished, is an
 	// error wrapping ErrArchiveState.
-	LedgerArchiveCheckpoint(ctx context.Context, p LedgerArchiveCheckpointParams) (int, error)
+	LedgerArchiveCheckpoint(ctx context.Context, p LedgerArchiveCheckpointParams) (LedgerArchiveCheckpointResult, error)
 	// LedgerArchiveFinish marks the archive finished at p.At with the
 	// positions it checkpointed.
 	LedgerArchiveFinish(ctx context.Context, p LedgerArchiveFinishParams) (stockd.LedgerArchive, error)
@@ -334,6 +337,28 @@ type LedgerArchiveSealParams struct {
 type LedgerArchiveCheckpointParams struct {
 	Before    time.Time
 	Positions []stockd.PositionKey
+	// EntriesMax bounds the entries the transaction deletes. Defaults to
+	// stockd.LedgerArchiveEntriesPerTransactionMax; at least 2, so that
+	// every step gets past the checkpoint an earlier step left.
+	EntriesMax int
+}
+
+// EntriesBudget is EntriesMax with its default.
+func (p LedgerArchiveCheckpointParams) EntriesBudget() int64 {
+	if p.EntriesMax == 0 {
+		return stockd.LedgerArchiveEntriesPerTransactionMax
+	}
+	return int64(p.EntriesMax)
+}
+
+// LedgerArchiveCheckpointResult is what one checkpoint transaction did.
+type LedgerArchiveCheckpointResult struct {
+	// Replaced counts the positions it finished; Deleted the entries it
+	// deleted.
+	Replaced int
+	Deleted  int64
+	// Done is true when every position named holds its checkpoint.
+	Done bool
 }
 
 // LedgerArchiveFinishParams closes an archive.
@@ -351,6 +376,9 @@ func CheckLedgerArchiveCheckpoint(p LedgerArchiveCheckpointParams) error {
 	}
 	if !stockd.MonthStart(p.Before) {
 		return fmt.Errorf("ledger archive checkpoint: cut %s is not a month's start", p.Before.Format(time.RFC3339))
+	}
+	if p.EntriesMax != 0 && (p.EntriesMax < 2 || p.EntriesMax > stockd.LedgerArchiveEntriesPerTransactionMax) {
+		return fmt.Errorf("ledger archive checkpoint: %d entries per transaction, want 2 to %d", p.EntriesMax, stockd.LedgerArchiveEntriesPerTransactionMax)
 	}
 	return nil
 }

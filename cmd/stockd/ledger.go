@@ -35,7 +35,8 @@ func newLedgerArchiveCommand() *cobra.Command {
 		Long: `Archive writes every ledger entry created before --before to --out (JSON
 lines), fsyncs it, reads it back and records its sha256, then replaces
 each position's archived entries with one checkpoint entry holding its
-counters at the cut, 100 positions per transaction. It refuses unless the
+counters at the cut, at most 100 positions and 10,000 entries per
+transaction. It refuses unless the
 cut is a month's start at least --keep-days back, verify is clean, and
 every consumer of the ledger (relays, webhooks, reconciliation, alerts)
 has read past the cut. Run it again to finish an interrupted archive; it

@@ -81,9 +81,9 @@ func (f *failingStore) LedgerArchiveSeal(ctx context.Context, p store.LedgerArch
 	return f.Store.LedgerArchiveSeal(ctx, p)
 }
 
-func (f *failingStore) LedgerArchiveCheckpoint(ctx context.Context, p store.LedgerArchiveCheckpointParams) (int, error) {
+func (f *failingStore) LedgerArchiveCheckpoint(ctx context.Context, p store.LedgerArchiveCheckpointParams) (store.LedgerArchiveCheckpointResult, error) {
 	if err := f.fail("checkpoint"); err != nil {
-		return 0, err
+		return store.LedgerArchiveCheckpointResult{}, err
 	}
 	return f.Store.LedgerArchiveCheckpoint(ctx, p)
 }

@@ -47,6 +47,17 @@ RETURNING ` + ledgerArchiveColumns
 	// queryLedgerArchiveLast walks ledger_sku_seq backwards from the cut.
 	queryLedgerArchiveLast = queryLedgerLast
 
+	// queryLedgerArchiveNth walks ledger_sku_seq forwards from the
+	// position's first entry: where a step that deletes $5 + 1 entries
+	// ends.
+	queryLedgerArchiveNth = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = $1 AND location = $2 AND pool = $3 AND seq <= $4
+ORDER BY seq
+OFFSET $5
+LIMIT 1`
+
 	queryLedgerArchiveDelete = `DELETE FROM ledger WHERE sku = $1 AND location = $2 AND pool = $3 AND seq <= $4`
 
 	queryLedgerCheckpointInsert = `
@@ -130,57 +141,89 @@ func (s *Store) LedgerArchiveSeal(ctx context.Context, p store.LedgerArchiveSeal
 // position its last entry at or below the cut read, its entries there
 // deleted and its checkpoint inserted, all under SET LOCAL stockd.archive,
 // which the ledger's delete trigger checks.
-func (s *Store) LedgerArchiveCheckpoint(ctx context.Context, p store.LedgerArchiveCheckpointParams) (int, error) {
+func (s *Store) LedgerArchiveCheckpoint(ctx context.Context, p store.LedgerArchiveCheckpointParams) (store.LedgerArchiveCheckpointResult, error) {
+	var res store.LedgerArchiveCheckpointResult
 	if err := store.CheckLedgerArchiveCheckpoint(p); err != nil {
-		return 0, err
+		return res, err
 	}
 	what := "checkpoint ledger archive before " + p.Before.Format(time.RFC3339)
 	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite})
 	if err != nil {
-		return 0, fmt.Errorf("postgres: %s: begin: %w", what, interpretError(err))
+		return res, fmt.Errorf("postgres: %s: begin: %w", what, interpretError(err))
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
 	a, err := scanLedgerArchive(tx.QueryRow(ctx, queryLedgerArchiveLock, p.Before.UTC()))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, fmt.Errorf("postgres: %s: %w: unknown", what, store.ErrArchiveState)
+		return res, fmt.Errorf("postgres: %s: %w: unknown", what, store.ErrArchiveState)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("postgres: %s: %w", what, interpretError(err))
+		return res, fmt.Errorf("postgres: %s: %w", what, interpretError(err))
 	}
 	if !a.Sealed() || a.Finished() {
-		return 0, fmt.Errorf("postgres: %s: %w: sealed %t, finished %t", what, store.ErrArchiveState, a.Sealed(), a.Finished())
+		return res, fmt.Errorf("postgres: %s: %w: sealed %t, finished %t", what, store.ErrArchiveState, a.Sealed(), a.Finished())
 	}
 	if _, err := tx.Exec(ctx, `SET LOCAL stockd.archive = 'on'`); err != nil {
-		return 0, fmt.Errorf("postgres: %s: %w", what, interpretError(err))
+		return res, fmt.Errorf("postgres: %s: %w", what, interpretError(err))
 	}
-	replaced := 0
-	for _, k := range p.Positions {
+	step := func(k stockd.PositionKey, budget int64) (deleted int64, complete bool, err error) {
 		last, err := scanLedgerEntry(tx.QueryRow(ctx, queryLedgerArchiveLast, k.SKU, k.Location, k.Pool, a.CutSeq))
 		if errors.Is(err, pgx.ErrNoRows) {
-			continue
+			return 0, true, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("postgres: %s: %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, interpretError(err))
+			return 0, false, err
 		}
 		cp := stockd.Checkpoint(a.Before, last)
 		if last.BusinessType == cp.BusinessType && last.BusinessID == cp.BusinessID {
-			continue // replaced by an earlier run
+			return 0, true, nil // replaced by an earlier run
 		}
-		if _, err := tx.Exec(ctx, queryLedgerArchiveDelete, k.SKU, k.Location, k.Pool, a.CutSeq); err != nil {
-			return 0, fmt.Errorf("postgres: %s: delete %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, interpretError(err))
+		end, err := scanLedgerEntry(tx.QueryRow(ctx, queryLedgerArchiveNth, k.SKU, k.Location, k.Pool, a.CutSeq, budget-1))
+		switch {
+		case errors.Is(err, pgx.ErrNoRows) || err == nil && end.Seq == last.Seq:
+			end, complete = last, true
+		case err != nil:
+			return 0, false, err
 		}
+		tag, err := tx.Exec(ctx, queryLedgerArchiveDelete, k.SKU, k.Location, k.Pool, end.Seq)
+		if err != nil {
+			return 0, false, fmt.Errorf("delete: %w", err)
+		}
+		cp = stockd.Checkpoint(a.Before, end)
 		d, c := cp.Delta, cp.After
 		if _, err := tx.Exec(ctx, queryLedgerCheckpointInsert, cp.Seq, cp.BusinessType, cp.BusinessID, k.SKU, k.Location, k.Pool,
 			d.OnHand, d.Reserved, d.Committed, d.Quarantined, d.InTransit, d.Incoming,
 			c.OnHand, c.Reserved, c.Committed, c.Quarantined, c.InTransit, c.Incoming, cp.CreatedAt); err != nil {
-			return 0, fmt.Errorf("postgres: %s: insert checkpoint of %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, interpretError(err))
+			return 0, false, fmt.Errorf("insert checkpoint: %w", err)
 		}
-		replaced++
+		return tag.RowsAffected(), complete, nil
+	}
+	res.Done = true
+	budget := p.EntriesBudget()
+	for _, k := range p.Positions {
+		// A step needs room for the checkpoint an earlier one left and
+		// one entry more.
+		if budget < 2 {
+			res.Done = false
+			break
+		}
+		deleted, complete, err := step(k, budget)
+		if err != nil {
+			return store.LedgerArchiveCheckpointResult{}, fmt.Errorf("postgres: %s: %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, interpretError(err))
+		}
+		budget -= deleted
+		res.Deleted += deleted
+		if !complete {
+			res.Done = false
+			break
+		}
+		if deleted > 0 {
+			res.Replaced++
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return 0, fmt.Errorf("postgres: %s: commit: %w", what, interpretError(err))
+		return store.LedgerArchiveCheckpointResult{}, fmt.Errorf("postgres: %s: commit: %w", what, interpretError(err))
 	}
-	return replaced, nil
+	return res, nil
 }
 
 // LedgerArchiveFinish implements store.Store.LedgerArchiveFinish.

@@ -42,6 +42,14 @@ RETURNING ` + ledgerArchiveColumns
 
 	queryLedgerArchiveEach = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq <= ? ORDER BY seq`
 
+	// queryLedgerArchiveNth: where a step that deletes ? + 1 entries ends.
+	queryLedgerArchiveNth = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = ? AND location = ? AND pool = ? AND seq <= ?
+ORDER BY seq
+LIMIT 1 OFFSET ?`
+
 	queryLedgerArchiveDelete = `DELETE FROM ledger WHERE sku = ? AND location = ? AND pool = ? AND seq <= ?`
 
 	queryLedgerCheckpointInsert = `
@@ -131,57 +139,89 @@ func (s *Store) LedgerArchiveSeal(ctx context.Context, p store.LedgerArchiveSeal
 // on the writer connection: the guard row inserted first and deleted
 // last, so that the ledger's delete trigger lets this transaction's
 // deletes through and no other's.
-func (s *Store) LedgerArchiveCheckpoint(ctx context.Context, p store.LedgerArchiveCheckpointParams) (int, error) {
+func (s *Store) LedgerArchiveCheckpoint(ctx context.Context, p store.LedgerArchiveCheckpointParams) (store.LedgerArchiveCheckpointResult, error) {
+	var res store.LedgerArchiveCheckpointResult
 	if err := store.CheckLedgerArchiveCheckpoint(p); err != nil {
-		return 0, err
+		return res, err
 	}
 	what := "checkpoint ledger archive before " + p.Before.Format(time.RFC3339)
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("%s: begin: %w", what, interpretError(err))
+		return res, fmt.Errorf("%s: begin: %w", what, interpretError(err))
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
 	a, err := archiveState(queryOne(ctx, tx, queryLedgerArchiveGet, scanLedgerArchive, unixMicros(p.Before)))(what, "unknown")
 	if err != nil {
-		return 0, err
+		return res, err
 	}
 	if !a.Sealed() || a.Finished() {
-		return 0, fmt.Errorf("%s: %w: sealed %t, finished %t", what, store.ErrArchiveState, a.Sealed(), a.Finished())
+		return res, fmt.Errorf("%s: %w: sealed %t, finished %t", what, store.ErrArchiveState, a.Sealed(), a.Finished())
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO ledger_archive_guard (id) VALUES (1)`); err != nil {
-		return 0, fmt.Errorf("%s: guard: %w", what, interpretError(err))
+		return res, fmt.Errorf("%s: guard: %w", what, interpretError(err))
 	}
-	replaced := 0
-	for _, k := range p.Positions {
+	step := func(k stockd.PositionKey, budget int64) (deleted int64, complete bool, err error) {
 		last, ok, err := found(queryOne(ctx, tx, queryLedgerLast, scanLedgerEntry, k.SKU, k.Location, k.Pool, a.CutSeq))
-		if err != nil {
-			return 0, fmt.Errorf("%s: %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, err)
-		}
-		if !ok {
-			continue
+		if err != nil || !ok {
+			return 0, err == nil, err
 		}
 		cp := stockd.Checkpoint(a.Before, last)
 		if last.BusinessType == cp.BusinessType && last.BusinessID == cp.BusinessID {
-			continue // replaced by an earlier run
+			return 0, true, nil // replaced by an earlier run
 		}
-		if _, err := tx.ExecContext(ctx, queryLedgerArchiveDelete, k.SKU, k.Location, k.Pool, a.CutSeq); err != nil {
-			return 0, fmt.Errorf("%s: delete %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, interpretError(err))
+		end, ok, err := found(queryOne(ctx, tx, queryLedgerArchiveNth, scanLedgerEntry, k.SKU, k.Location, k.Pool, a.CutSeq, budget-1))
+		if err != nil {
+			return 0, false, err
 		}
+		if !ok || end.Seq == last.Seq {
+			end, complete = last, true
+		}
+		r, err := tx.ExecContext(ctx, queryLedgerArchiveDelete, k.SKU, k.Location, k.Pool, end.Seq)
+		if err != nil {
+			return 0, false, fmt.Errorf("delete: %w", interpretError(err))
+		}
+		if deleted, err = r.RowsAffected(); err != nil {
+			return 0, false, fmt.Errorf("delete: %w", interpretError(err))
+		}
+		cp = stockd.Checkpoint(a.Before, end)
 		d, c := cp.Delta, cp.After
 		if _, err := tx.ExecContext(ctx, queryLedgerCheckpointInsert, cp.Seq, cp.BusinessType, cp.BusinessID, k.SKU, k.Location, k.Pool,
 			d.OnHand, d.Reserved, d.Committed, d.Quarantined, d.InTransit, d.Incoming,
 			c.OnHand, c.Reserved, c.Committed, c.Quarantined, c.InTransit, c.Incoming, unixMicros(cp.CreatedAt)); err != nil {
-			return 0, fmt.Errorf("%s: insert checkpoint of %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, interpretError(err))
+			return 0, false, fmt.Errorf("insert checkpoint: %w", interpretError(err))
 		}
-		replaced++
+		return deleted, complete, nil
+	}
+	res.Done = true
+	budget := p.EntriesBudget()
+	for _, k := range p.Positions {
+		// A step needs room for the checkpoint an earlier one left and
+		// one entry more.
+		if budget < 2 {
+			res.Done = false
+			break
+		}
+		deleted, complete, err := step(k, budget)
+		if err != nil {
+			return store.LedgerArchiveCheckpointResult{}, fmt.Errorf("%s: %s/%s/%s: %w", what, k.SKU, k.Location, k.Pool, err)
+		}
+		budget -= deleted
+		res.Deleted += deleted
+		if !complete {
+			res.Done = false
+			break
+		}
+		if deleted > 0 {
+			res.Replaced++
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM ledger_archive_guard`); err != nil {
-		return 0, fmt.Errorf("%s: guard: %w", what, interpretError(err))
+		return store.LedgerArchiveCheckpointResult{}, fmt.Errorf("%s: guard: %w", what, interpretError(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("%s: commit: %w", what, interpretError(err))
+		return store.LedgerArchiveCheckpointResult{}, fmt.Errorf("%s: commit: %w", what, interpretError(err))
 	}
-	return replaced, nil
+	return res, nil
 }
 
 // LedgerArchiveFinish implements store.Store.LedgerArchiveFinish.

@@ -89,12 +89,12 @@ func testLedgerArchive(t *testing.T, h *flowtest.Harness) {
 	}
 
 	aAtCut := all[3].After // a: 5 + 1 on hand, 2 reserved
-	n, err := s.LedgerArchiveCheckpoint(ctx, both)
-	if err != nil || n != 2 {
-		t.Fatalf("checkpoint = %d, %v; want 2 positions replaced", n, err)
+	r, err := s.LedgerArchiveCheckpoint(ctx, both)
+	if err != nil || r.Replaced != 2 || r.Deleted != 4 || !r.Done {
+		t.Fatalf("checkpoint = %+v, %v; want 2 positions replaced, 4 entries deleted, done", r, err)
 	}
-	if n, err := s.LedgerArchiveCheckpoint(ctx, both); err != nil || n != 0 {
-		t.Fatalf("second checkpoint = %d, %v; want 0: both hold theirs", n, err)
+	if r, err := s.LedgerArchiveCheckpoint(ctx, both); err != nil || r.Replaced != 0 || r.Deleted != 0 || !r.Done {
+		t.Fatalf("second checkpoint = %+v, %v; want nothing to do: both hold theirs", r, err)
 	}
 	after, err := s.LedgerList(ctx, storeLedger("", 0, 100))
 	if err != nil || len(after) != 4 {
@@ -140,8 +140,8 @@ func testLedgerArchive(t *testing.T, h *flowtest.Harness) {
 	if _, err := s.LedgerArchiveSeal(ctx, store.LedgerArchiveSealParams{Before: mar, SHA256: sum, Entries: 4}); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.LedgerArchiveCheckpoint(ctx, store.LedgerArchiveCheckpointParams{Before: mar, Positions: []stockd.PositionKey{ka, kb}}); err != nil || n != 2 {
-		t.Fatalf("second month's checkpoint = %d, %v; want 2", n, err)
+	if r, err := s.LedgerArchiveCheckpoint(ctx, store.LedgerArchiveCheckpointParams{Before: mar, Positions: []stockd.PositionKey{ka, kb}}); err != nil || r.Replaced != 2 || !r.Done {
+		t.Fatalf("second month's checkpoint = %+v, %v; want 2", r, err)
 	}
 	after, err = s.LedgerList(ctx, storeLedger("", 0, 100))
 	if err != nil || len(after) != 3 || after[0].BusinessID != "archive:2025-03-01" || after[1].BusinessID != "archive:2025-03-01" {
@@ -152,6 +152,57 @@ func testLedgerArchive(t *testing.T, h *flowtest.Harness) {
 	}
 	if got, err := s.LedgerArchiveList(ctx); err != nil || len(got) != 2 || !got[0].Before.Equal(feb) || !got[1].Before.Equal(mar) {
 		t.Fatalf("archives = %+v, %v; want February's then March's", got, err)
+	}
+}
+
+// testLedgerArchiveSteps: positions with more entries than one
+// transaction may delete are replaced in steps, each leaving a checkpoint
+// at the last entry it took, the books verifying after every one; a rerun
+// of a finished chunk does nothing.
+func testLedgerArchiveSteps(t *testing.T, h *flowtest.Harness) {
+	s := h.Store
+	feb := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	h.Clock.Set(time.Date(2025, 1, 10, 12, 0, 0, 0, time.UTC))
+	h.SKU("a")
+	h.SKU("b")
+	for range 5 {
+		h.Receive("a", "default", 1)
+	}
+	h.Receive("b", "default", 2)
+	h.Clock.Set(feb.AddDate(0, 0, 3))
+	cut, err := s.LedgerArchiveCutSeq(ctx, feb)
+	if err != nil || cut != 6 {
+		t.Fatalf("cut = %d, %v; want 6", cut, err)
+	}
+	if _, err := s.LedgerArchiveStart(ctx, store.LedgerArchiveStartParams{Before: feb, CutSeq: cut, Path: "/a.jsonl", At: h.Clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LedgerArchiveSeal(ctx, store.LedgerArchiveSealParams{Before: feb, SHA256: strings.Repeat("0", 64), Entries: 6}); err != nil {
+		t.Fatal(err)
+	}
+	ka := stockd.PositionKey{SKU: "a", Location: "default", Pool: stockd.PoolDefault}
+	kb := stockd.PositionKey{SKU: "b", Location: "default", Pool: stockd.PoolDefault}
+	p := store.LedgerArchiveCheckpointParams{Before: feb, Positions: []stockd.PositionKey{ka, kb}, EntriesMax: 2}
+	if _, err := s.LedgerArchiveCheckpoint(ctx, store.LedgerArchiveCheckpointParams{Before: feb, Positions: p.Positions, EntriesMax: 1}); err == nil {
+		t.Fatal("a budget of 1 entry: no error")
+	}
+	// a: 2 entries, then the step's checkpoint and 1 more, twice; then b.
+	want := []store.LedgerArchiveCheckpointResult{{Deleted: 2}, {Deleted: 2}, {Deleted: 2}, {Replaced: 1, Deleted: 2}, {Replaced: 1, Deleted: 1, Done: true}}
+	for i, w := range want {
+		r, err := s.LedgerArchiveCheckpoint(ctx, p)
+		if err != nil || r != w {
+			t.Fatalf("step %d = %+v, %v; want %+v", i+1, r, err, w)
+		}
+		if rep := h.Verify(); !rep.Clean() {
+			t.Fatalf("verify after step %d: %+v", i+1, rep)
+		}
+	}
+	if r, err := s.LedgerArchiveCheckpoint(ctx, p); err != nil || r != (store.LedgerArchiveCheckpointResult{Done: true}) {
+		t.Fatalf("a rerun = %+v, %v; want nothing to do", r, err)
+	}
+	entries, err := s.LedgerList(ctx, storeLedger("", 0, 100))
+	if err != nil || len(entries) != 2 || entries[0].Seq != 5 || entries[0].After.OnHand != 5 || entries[1].Seq != 6 || entries[1].After.OnHand != 2 {
+		t.Fatalf("ledger = %+v, %v; want a's checkpoint at 5 holding 5 and b's at 6 holding 2", entries, err)
 	}
 }
 

@@ -58,6 +58,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"WebhookLifecycle", testWebhookLifecycle},                     // webhooks.go
 		{"WebhookBounds", testWebhookBounds},                           // webhooks.go
 		{"LedgerArchive", testLedgerArchive},                           // ledgerarchive.go
+		{"LedgerArchiveSteps", testLedgerArchiveSteps},                 // ledgerarchive.go
 		{"LedgerCursorList", testLedgerCursorList},                     // ledgerarchive.go
 	}
 	for _, tt := range tests {
