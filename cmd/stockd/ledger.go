@@ -36,10 +36,9 @@ func newLedgerArchiveCommand() *cobra.Command {
 lines), fsyncs it, reads it back and records its sha256, then replaces
 each position's archived entries with one checkpoint entry holding its
 counters at the cut, at most 100 positions and 10,000 entries per
-transaction. It refuses unless the
-cut is a month's start at least --keep-days back, verify is clean, and
-every consumer of the ledger (relays, webhooks, reconciliation, alerts)
-has read past the cut. Run it again to finish an interrupted archive; it
+transaction. It refuses unless the cut is a month's start at least
+--keep-days back, verify is clean, and every consumer of the ledger
+(relays, webhooks, reconciliation, alerts) has read past the cut. Run it again to finish an interrupted archive; it
 never overwrites a file that is not the archive's own.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
