@@ -49,6 +49,7 @@ const (
 	CodeNotPersisted          = "reservation_not_persisted" // a gated win not yet in the database: retry shortly
 	CodeInvalidCSV            = "invalid_csv"               // an imported file with bad lines: nothing of it was written (LineErrors)
 	CodeImportIncomplete      = "import_incomplete"         // rows of an import refused while applying: the rest applied (LineErrors); send the file again
+	CodeAsOfArchived          = "as_of_archived"            // as_of lies before the ledger's archive cut: the entries are in the archive file
 )
 
 // ErrNotFound is what storage returns for a missing row.

@@ -78,9 +78,11 @@ type Chain struct {
 // ChainFrom starts a chain after an entry whose counters were after.
 func ChainFrom(after stockd.Counters) Chain { return Chain{last: after, sum: after} }
 
-// Add follows the chain by one entry of its position.
+// Add follows the chain by one entry of its position. A checkpoint (the
+// entry the ledger archive leaves in place of a position's archived
+// entries) is an opening balance as a reconciliation entry is.
 func (c *Chain) Add(e stockd.LedgerEntry) {
-	if e.BusinessType == stockd.BusinessReconciliation {
+	if e.BusinessType == stockd.BusinessReconciliation || e.BusinessType == stockd.BusinessCheckpoint {
 		c.sum, c.breaks = e.After, nil
 	} else {
 		if want := c.last.Add(e.Delta); want != e.After {

@@ -256,6 +256,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)
 		exchanges := append(h.recorded(), exerciseRateLimits(t, b)...)
+		exchanges = append(exchanges, exerciseArchived(t, b)...)
 		requireCoverage(t, loadContract(t), append(exchanges, exerciseNoGate(t, b)...), g == nil)
 		if *updateExamples && b.Name == "sqlite" {
 			recordExamples(t, loadContract(t), h.recorded())

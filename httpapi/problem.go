@@ -102,6 +102,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeDiscrepancyClosed:   {http.StatusConflict, "Discrepancy closed"},
 	stockd.CodeInvalidCSV:          {http.StatusBadRequest, "Invalid CSV"},
 	stockd.CodeImportIncomplete:    {http.StatusConflict, "Import incomplete"},
+	stockd.CodeAsOfArchived:        {http.StatusBadRequest, "As of archived"},
 }
 
 // retryAfterSeconds is the Retry-After of the answers that say "later":

@@ -137,7 +137,7 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	at, asOf, answered := stockAsOf(w, r, s.now())
-	if answered || !s.skuExists(w, r, sku) {
+	if answered || !s.skuExists(w, r, sku) || asOf && !s.asOfKept(w, r, at) {
 		return
 	}
 	var stock Stock

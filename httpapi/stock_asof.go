@@ -1,10 +1,12 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/archive"
 )
 
 // stockAsOf reads the as_of parameter of GET /v1/stock/{sku}: ok is false
@@ -47,4 +49,24 @@ func (s *Server) positionsAsOf(r *http.Request, positions []stockd.Position, at 
 		}
 	}
 	return out, nil
+}
+
+// asOfKept answers 400 as_of_archived, and false, when at lies before the
+// ledger's archive cut: the entries that would answer it are in the
+// archive's file, and what is left (a checkpoint at the cut) would answer
+// a wrong number. At the cut itself the checkpoints are exact. The cut of
+// an archive not yet finished counts: its deletes may be under way.
+func (s *Server) asOfKept(w http.ResponseWriter, r *http.Request, at time.Time) bool {
+	archives, err := s.store.LedgerArchiveList(r.Context())
+	if err != nil {
+		s.failure(w, r, err)
+		return false
+	}
+	if cut, ok := archive.Cut(archives); ok && at.Before(cut) {
+		cutText := cut.Format(time.RFC3339)
+		writeProblem(w, &stockd.Error{Code: stockd.CodeAsOfArchived, Field: "as_of",
+			Message: fmt.Sprintf("as_of: the ledger before %s is archived; ask at %s or later (at %s exactly, its checkpoints answer)", cutText, cutText, cutText)})
+		return false
+	}
+	return true
 }

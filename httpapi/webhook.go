@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/archive"
 	"github.com/stockd/stockd/store"
 )
 
@@ -138,6 +139,15 @@ func (s *Server) redeliverWebhook(w http.ResponseWriter, r *http.Request) {
 		}
 		if req.FromSeq == nil || *req.FromSeq < 1 {
 			return nil, 0, stockd.InvalidField("from_seq", "is required, an integer of at least 1")
+		}
+		// The entries up to an archive's cut are in its file: a redelivery
+		// from there would pass over them in silence.
+		archives, err := s.store.LedgerArchiveList(r.Context())
+		if err != nil {
+			return nil, 0, err
+		}
+		if cut := archive.CutSeq(archives); *req.FromSeq <= cut {
+			return nil, 0, stockd.InvalidField("from_seq", "the ledger up to entry %d is archived (stockd ledger archive): redeliver from %d or later", cut, cut+1)
 		}
 		hook, err := s.store.WebhookRedeliver(r.Context(), store.WebhookRedeliverParams{
 			ID: id, FromSeq: *req.FromSeq,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/archive"
 	"github.com/stockd/stockd/store"
 )
 
@@ -26,9 +27,20 @@ func (r *Reconciler) Count(ctx context.Context, rows []stockd.CountRow) (Result,
 	if verr := stockd.NormalizeCount(rows, run.StartedAt); verr != nil {
 		return Result{}, verr
 	}
+	// A count from before the ledger's archive cut would be compared with
+	// a ledger that no longer holds the entries of its time.
+	archives, err := r.cfg.Store.LedgerArchiveList(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("count: %w", err)
+	}
+	cut, archived := archive.Cut(archives)
 	var findings []stockd.Finding
 	var counted []stockd.PositionKey
 	for i, row := range rows {
+		if archived && row.CountedAt.Before(cut) {
+			return Result{}, stockd.InvalidField("counted_at", "row %d: %s lies before %s, where the ledger is archived: a count that old cannot be compared",
+				i+1, row.CountedAt.Format(time.RFC3339), cut.Format(time.RFC3339))
+		}
 		f, err := r.countRow(ctx, row)
 		if err != nil {
 			var verr *stockd.Error

@@ -171,7 +171,10 @@ func (b *minuteBatch) checkPosition(ctx context.Context, a store.AuditReader, k 
 	reconciled := b.carried[k]
 	for _, e := range entries {
 		chain.Add(e)
-		reconciled = reconciled || e.BusinessType == stockd.BusinessReconciliation
+		// A checkpoint opens the chain as a reconciliation does (the
+		// archive waits for this pass's cursor, so one shows up here only
+		// for a pass that never ran before the archive).
+		reconciled = reconciled || e.BusinessType == stockd.BusinessReconciliation || e.BusinessType == stockd.BusinessCheckpoint
 	}
 	if reconciled {
 		b.acknowledged = append(b.acknowledged, k)

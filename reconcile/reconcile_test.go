@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"testing"
@@ -471,6 +472,32 @@ func TestMinuteResolutionAcrossBatches(t *testing.T) {
 		}
 		if open := f.open(); len(open) != 0 {
 			t.Fatalf("open after the resolution = %v, want none", openKinds(open))
+		}
+	})
+}
+
+// TestCountBeforeArchiveCut: a count dated before the ledger's archive cut
+// is refused (its entries are in the archive's file); one at the cut is
+// compared as any other.
+func TestCountBeforeArchiveCut(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		f := newFixture(t, b, reconcile.Config{})
+		feb := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+		f.Clock.Set(feb.AddDate(0, 0, -20))
+		f.SKU("A")
+		f.Receive("A", "default", 10)
+		f.Clock.Set(feb.AddDate(0, 1, 0))
+		if _, err := f.Store.LedgerArchiveStart(ctx, store.LedgerArchiveStartParams{Before: feb, CutSeq: 1, Path: "/archive.jsonl", At: f.Clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := f.r.Count(ctx, []stockd.CountRow{{SKU: "A", CountedOnHand: 10, CountedAt: feb.Add(-time.Hour)}})
+		var verr *stockd.Error
+		if !errors.As(err, &verr) || verr.Code != stockd.CodeInvalidInput || verr.Field != "counted_at" {
+			t.Fatalf("a count before the cut: %v; want invalid_input on counted_at", err)
+		}
+		res, err := f.r.Count(ctx, []stockd.CountRow{{SKU: "A", CountedOnHand: 10, CountedAt: feb}})
+		if err != nil || !res.Clean() {
+			t.Fatalf("a right count at the cut: %+v, %v; want it clean", res, err)
 		}
 	})
 }

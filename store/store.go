@@ -286,6 +286,121 @@ type Store interface {
 	// p.After in ID order, at most p.Limit (stockd.PageSizeDefault when
 	// zero, never above stockd.PageSizeMax).
 	WebhookDeliveryList(ctx context.Context, p WebhookDeliveryListParams) ([]stockd.WebhookDelivery, error)
+
+	// The ledger archive (stockd ledger archive) moves the entries before
+	// a month's start to a file and leaves one checkpoint entry per
+	// position in their place. The ledger's delete trigger lets a DELETE
+	// through only inside LedgerArchiveCheckpoint's transaction, and only
+	// of entries at or below the cut of a sealed, unfinished archive.
+
+	// LedgerArchiveCutSeq returns the highest seq n such that every entry
+	// with seq <= n was created before before, 0 when there is none.
+	LedgerArchiveCutSeq(ctx context.Context, before time.Time) (int64, error)
+	// LedgerArchiveList returns every archive record by Before, at most
+	// stockd.LedgerArchivesMax.
+	LedgerArchiveList(ctx context.Context) ([]stockd.LedgerArchive, error)
+	// LedgerArchiveStart records a new archive of p.Before at p.CutSeq. A
+	// record of p.Before that exists already is an error wrapping
+	// ErrArchiveState.
+	LedgerArchiveStart(ctx context.Context, p LedgerArchiveStartParams) (stockd.LedgerArchive, error)
+	// LedgerArchiveEach streams the entries with seq <= cutSeq in seq
+	// order, from one snapshot.
+	LedgerArchiveEach(ctx context.Context, cutSeq int64, fn func(stockd.LedgerEntry) error) error
+	// LedgerArchiveSeal records the sha256 and entry count of the archive's
+	// file, once: an archive sealed already (or unknown) is an error
+	// wrapping ErrArchiveState and keeps its sha256.
+	LedgerArchiveSeal(ctx context.Context, p LedgerArchiveSealParams) (stockd.LedgerArchive, error)
+	// LedgerArchiveCheckpoint replaces, in one transaction, the entries
+	// with seq <= the archive's cut of each of p.Positions (at most
+	// stockd.LedgerArchivePositionsPerTransactionMax), in order, with one
+	// stockd.Checkpoint, deleting at most p.EntriesMax entries: a position
+	// with more left than that is replaced up to the entry where the
+	// budget ends (a checkpoint there, an opening balance as good as the
+	// final one) and the call returns, not Done, for the next to go on. A
+	// position that holds its checkpoint already, or no entry at or below
+	// the cut, is left as it is. An archive not sealed, or finished, is an
+	// error wrapping ErrArchiveState.
+	LedgerArchiveCheckpoint(ctx context.Context, p LedgerArchiveCheckpointParams) (LedgerArchiveCheckpointResult, error)
+	// LedgerArchiveFinish marks the archive finished at p.At with the
+	// positions it checkpointed.
+	LedgerArchiveFinish(ctx context.Context, p LedgerArchiveFinishParams) (stockd.LedgerArchive, error)
+	// LedgerCursorList returns the cursor of every consumer of the ledger
+	// the database knows: each relay, each webhook endpoint (disabled ones
+	// included: a redelivery resumes from their cursor), each
+	// reconciliation pass and the alert worker. A consumer that never ran
+	// has none.
+	LedgerCursorList(ctx context.Context) ([]stockd.LedgerCursor, error)
+}
+
+// ErrArchiveState is the answer of a ledger archive method called on an
+// archive in the wrong state: started twice, sealed twice, checkpointed
+// before its file is sealed or after it finished, or unknown.
+var ErrArchiveState = errors.New("ledger archive in another state")
+
+// LedgerArchiveStartParams is a new archive: the cut, the file and when.
+type LedgerArchiveStartParams struct {
+	Before time.Time
+	CutSeq int64
+	Path   string
+	At     time.Time
+}
+
+// LedgerArchiveSealParams is what the archive's file holds.
+type LedgerArchiveSealParams struct {
+	Before  time.Time
+	SHA256  string
+	Entries int64
+}
+
+// LedgerArchiveCheckpointParams names the archive and the positions one
+// transaction replaces.
+type LedgerArchiveCheckpointParams struct {
+	Before    time.Time
+	Positions []stockd.PositionKey
+	// EntriesMax bounds the entries the transaction deletes. Defaults to
+	// stockd.LedgerArchiveEntriesPerTransactionMax; at least 2, so that
+	// every step gets past the checkpoint an earlier step left.
+	EntriesMax int
+}
+
+// EntriesBudget is EntriesMax with its default.
+func (p LedgerArchiveCheckpointParams) EntriesBudget() int64 {
+	if p.EntriesMax == 0 {
+		return stockd.LedgerArchiveEntriesPerTransactionMax
+	}
+	return int64(p.EntriesMax)
+}
+
+// LedgerArchiveCheckpointResult is what one checkpoint transaction did.
+type LedgerArchiveCheckpointResult struct {
+	// Replaced counts the positions it finished; Deleted the entries it
+	// deleted.
+	Replaced int
+	Deleted  int64
+	// Done is true when every position named holds its checkpoint.
+	Done bool
+}
+
+// LedgerArchiveFinishParams closes an archive.
+type LedgerArchiveFinishParams struct {
+	Before    time.Time
+	Positions int64
+	At        time.Time
+}
+
+// CheckLedgerArchiveCheckpoint refuses a checkpoint call beyond the bounds
+// LedgerArchiveCheckpoint promises to hold to.
+func CheckLedgerArchiveCheckpoint(p LedgerArchiveCheckpointParams) error {
+	if len(p.Positions) == 0 || len(p.Positions) > stockd.LedgerArchivePositionsPerTransactionMax {
+		return fmt.Errorf("ledger archive checkpoint: %d positions, want 1 to %d", len(p.Positions), stockd.LedgerArchivePositionsPerTransactionMax)
+	}
+	if !stockd.MonthStart(p.Before) {
+		return fmt.Errorf("ledger archive checkpoint: cut %s is not a month's start", p.Before.Format(time.RFC3339))
+	}
+	if p.EntriesMax != 0 && (p.EntriesMax < 2 || p.EntriesMax > stockd.LedgerArchiveEntriesPerTransactionMax) {
+		return fmt.Errorf("ledger archive checkpoint: %d entries per transaction, want 2 to %d", p.EntriesMax, stockd.LedgerArchiveEntriesPerTransactionMax)
+	}
+	return nil
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -453,3 +454,86 @@ func BenchmarkBatchReserve(b *testing.B) {
 
 // auditOf reads the audit streams outside a snapshot, for tests.
 func auditOf(s *Store) auditReader { return auditReader{q: s.pool} }
+
+// TestLedgerArchiveGuard: with a sealed, unfinished archive recorded, a
+// plain DELETE, UPDATE or TRUNCATE of the ledger is still refused; the
+// archive's transaction-local setting lets a DELETE through only at or
+// below the cut, never an UPDATE or TRUNCATE, and ends with its
+// transaction.
+func TestLedgerArchiveGuard(t *testing.T) {
+	ctx := t.Context()
+	s := newTestStore(t)
+	h := newHarness(t, s)
+	h.do(skuCreate("a"))
+	h.do(receive("a", 5))
+	h.do(receive("a", 2))
+	entries, err := s.LedgerList(ctx, store.LedgerListParams{})
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("ledger = %+v, %v", entries, err)
+	}
+	before := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	cut := entries[0].Seq
+	if _, err := s.LedgerArchiveStart(ctx, store.LedgerArchiveStartParams{Before: before, CutSeq: cut, Path: "/a.jsonl", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	deleteCut := fmt.Sprintf(`DELETE FROM ledger WHERE seq = %d`, cut)
+	// Not sealed yet: even the archive's setting deletes nothing.
+	inArchive := func(sql string) error {
+		tx, err := s.pool.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx) //nolint:errcheck // rolled back on purpose
+		if _, err := tx.Exec(ctx, `SET LOCAL stockd.archive = 'on'`); err != nil {
+			t.Fatal(err)
+		}
+		_, err = tx.Exec(ctx, sql)
+		return err
+	}
+	const restrictViolation = "23001"
+	wantSQLState(t, "delete before the seal", inArchive(deleteCut), restrictViolation)
+	if _, err := s.LedgerArchiveSeal(ctx, store.LedgerArchiveSealParams{Before: before, SHA256: strings.Repeat("0", 64), Entries: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		`UPDATE ledger SET on_hand = on_hand + 1`,
+		`DELETE FROM ledger`,
+		deleteCut,
+		`TRUNCATE ledger`,
+	} {
+		_, err := s.pool.Exec(ctx, sql)
+		wantSQLState(t, sql, err, restrictViolation)
+	}
+	for _, sql := range []string{
+		`UPDATE ledger SET on_hand = on_hand + 1`,
+		fmt.Sprintf(`DELETE FROM ledger WHERE seq = %d`, entries[1].Seq), // above the cut
+		`TRUNCATE ledger`,
+	} {
+		wantSQLState(t, "in the archive's transaction: "+sql, inArchive(sql), restrictViolation)
+	}
+	if err := inArchive(deleteCut); err != nil {
+		t.Fatalf("in the archive's transaction, %s: %v; want it let through", deleteCut, err)
+	}
+	// SET LOCAL ended with the transaction: a later one on the same
+	// connection is refused again.
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SET LOCAL stockd.archive = 'on'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.Exec(ctx, deleteCut)
+	wantSQLState(t, "after the archive's transaction", err, restrictViolation)
+	if entries, err := s.LedgerList(ctx, store.LedgerListParams{}); err != nil || len(entries) != 2 {
+		t.Fatalf("ledger after refused and rolled back changes = %+v, %v; want both entries", entries, err)
+	}
+}

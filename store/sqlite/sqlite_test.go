@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -681,3 +682,69 @@ func sqliteCode(err error) int {
 
 // auditOf reads the audit streams outside a snapshot, for tests.
 func auditOf(s *Store) auditReader { return auditReader{q: s.reader} }
+
+// TestLedgerArchiveGuard: with a sealed, unfinished archive recorded, a
+// plain DELETE or UPDATE of the ledger is still refused; inside a
+// transaction holding the guard row a DELETE passes only at or below the
+// cut, an UPDATE never.
+func TestLedgerArchiveGuard(t *testing.T) {
+	ctx := context.Background()
+	s := newTestStore(t)
+	e := newEngine(t, s)
+	submit(t, e, skuCreate("A"))
+	submit(t, e, receive("A", 5))
+	second := receive("A", 2)
+	second.IdempotencyKey, second.RequestHash = "receive-A-2", "receive-A-2"
+	submit(t, e, second)
+	entries, err := s.LedgerList(ctx, store.LedgerListParams{})
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("ledger = %+v, %v", entries, err)
+	}
+	before := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
+	cut := entries[0].Seq
+	if _, err := s.LedgerArchiveStart(ctx, store.LedgerArchiveStartParams{Before: before, CutSeq: cut, Path: "/a.jsonl", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	deleteCut := fmt.Sprintf("DELETE FROM ledger WHERE seq = %d", cut)
+	inArchive := func(statement string) error {
+		tx, err := s.writer.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback() //nolint:errcheck // rolled back on purpose
+		if _, err := tx.ExecContext(ctx, "INSERT INTO ledger_archive_guard (id) VALUES (1)"); err != nil {
+			t.Fatal(err)
+		}
+		_, err = tx.ExecContext(ctx, statement)
+		return err
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		if sqliteCode(err) != sqlite3.SQLITE_CONSTRAINT_TRIGGER {
+			t.Errorf("%s: err = %v, want SQLITE_CONSTRAINT_TRIGGER", what, err)
+		}
+	}
+	refused("delete before the seal", inArchive(deleteCut))
+	if _, err := s.LedgerArchiveSeal(ctx, store.LedgerArchiveSealParams{Before: before, SHA256: strings.Repeat("0", 64), Entries: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, statement := range []string{"UPDATE ledger SET on_hand = on_hand + 1", "DELETE FROM ledger", deleteCut} {
+		_, err := s.writer.Exec(statement)
+		refused(statement, err)
+	}
+	for _, statement := range []string{"UPDATE ledger SET on_hand = on_hand + 1", fmt.Sprintf("DELETE FROM ledger WHERE seq = %d", entries[1].Seq), "DELETE FROM ledger"} {
+		refused("with the guard: "+statement, inArchive(statement))
+	}
+	if err := inArchive(deleteCut); err != nil {
+		t.Fatalf("with the guard, %s: %v; want it let through", deleteCut, err)
+	}
+	if _, err := s.LedgerArchiveSeal(ctx, store.LedgerArchiveSealParams{Before: before, SHA256: strings.Repeat("1", 64), Entries: 1}); !errors.Is(err, store.ErrArchiveState) {
+		t.Errorf("second seal: %v; want ErrArchiveState", err)
+	}
+	if _, err := s.writer.Exec("UPDATE ledger_archives SET sha256 = ?", strings.Repeat("2", 64)); sqliteCode(err) != sqlite3.SQLITE_CONSTRAINT_TRIGGER {
+		t.Errorf("rewriting a recorded sha256: %v; want the trigger's refusal", err)
+	}
+	if entries, err := s.LedgerList(ctx, store.LedgerListParams{}); err != nil || len(entries) != 2 {
+		t.Fatalf("ledger after refused and rolled back changes = %+v, %v; want both entries", entries, err)
+	}
+}
