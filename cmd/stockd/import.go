@@ -91,8 +91,11 @@ func newImportKindCommand(kind, header, short string, plan planFunc) *cobra.Comm
 // importTally counts a run's outcomes.
 type importTally struct {
 	applied, replayed, done atomic.Int64
-	mu                      sync.Mutex
-	refused                 rowErrors
+	// pruned counts rows an earlier run decided so long ago that their
+	// answers are past the idempotency retention: not applied again.
+	pruned  atomic.Int64
+	mu      sync.Mutex
+	refused rowErrors
 }
 
 // runImport submits the plan's commands through an engine of its own and
@@ -125,7 +128,11 @@ func runImport(ctx context.Context, s store.Store, p importPlan, out, progress i
 	close(next)
 	wg.Wait()
 	stopProgress()
-	fmt.Fprintf(out, "imported %d %s: %d applied, %d already there (replayed)\n", t.applied.Load()+t.replayed.Load(), p.what, t.applied.Load(), t.replayed.Load())
+	fmt.Fprintf(out, "imported %d %s: %d applied, %d already there (replayed)", t.applied.Load()+t.replayed.Load(), p.what, t.applied.Load(), t.replayed.Load())
+	if n := t.pruned.Load(); n > 0 {
+		fmt.Fprintf(out, ", %d decided by a run older than the idempotency retention (not applied again; GET /v1/requests/KEY tells each outcome)", n)
+	}
+	fmt.Fprintln(out)
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("import interrupted after %d of %d rows (rerun the file: applied rows replay): %w", t.done.Load(), len(p.commands), err)
 	}
@@ -143,6 +150,10 @@ func (t *importTally) submit(ctx context.Context, e *engine.Engine, p importPlan
 		t.mu.Lock()
 		t.refused.add(p.lines[i], "%v", err)
 		t.mu.Unlock()
+	case res.Err != nil && res.Err.Code == stockd.CodeAnswerPruned:
+		// The key is spent by an earlier run: the row was decided then
+		// (applied, or refused and reported by that run).
+		t.pruned.Add(1)
 	case res.Err != nil:
 		t.mu.Lock()
 		t.refused.add(p.lines[i], "%s: %s", res.Err.Code, res.Err.Message)

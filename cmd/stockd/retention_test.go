@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/storeurl"
 )
 
 // TestIdempotencyRetentionFlag: serve refuses a retention out of bounds
@@ -87,6 +89,34 @@ func TestServeRunsThePruner(t *testing.T) {
 			if err := m.Close(); err != nil {
 				t.Fatal(err)
 			}
+		}
+	})
+}
+
+// TestImportRerunPastTheRetention: a file imported again after its
+// answers were pruned applies nothing twice, and says its rows were
+// decided by an earlier run rather than failing on them.
+func TestImportRerunPastTheRetention(t *testing.T) {
+	eachDatabase(t, func(t *testing.T, db string) {
+		runCommand(t, "import", "skus", "--database-url", db, writeFile(t, "skus.csv", "sku,name,unit\nA,A,piece\nB,B,piece\n"))
+		stock := writeFile(t, "stock.csv", "sku,location,pool,quantity,reference\nA,,,5,\nB,,,7,\n")
+		runCommand(t, "import", "stock", "--database-url", db, stock)
+		s, err := storeurl.Open(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().Add(time.Hour)
+		n, err := s.IdempotencyPrune(t.Context(), &store.IdempotencyPruneParams{CreatedBefore: now, Limit: stockd.IdempotencyPruneBatchMax, Now: now})
+		s.Close()
+		if err != nil || n != 4 {
+			t.Fatalf("prune = %d, %v; want the 4 rows imported", n, err)
+		}
+		out := runCommand(t, "import", "stock", "--database-url", db, stock)
+		if want := "imported 0 receipts: 0 applied, 0 already there (replayed), 2 decided by a run older than the idempotency retention"; !strings.Contains(out, want) {
+			t.Errorf("rerun: %q, want %q", out, want)
+		}
+		if got := runCommand(t, "export", "stock", "--database-url", db); !strings.Contains(got, "A,default,normal,5,") || !strings.Contains(got, "B,default,normal,7,") {
+			t.Errorf("export after the rerun:\n%s\nwant on_hand 5 and 7, received once", got)
 		}
 	})
 }
