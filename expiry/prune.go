@@ -46,9 +46,11 @@ type PrunerConfig struct {
 	// BatchSize bounds the answers pruned in one transaction. Defaults to,
 	// and may not pass, stockd.IdempotencyPruneBatchMax (1000).
 	BatchSize int
-	// BatchPause is the wait between two batches of a pass, so that the
-	// engine's batches get the writer (SQLite) and the disk between them.
-	// Defaults to 100 milliseconds.
+	// BatchPause is the least wait between two batches of a pass, so that
+	// the engine's batches get the writer (SQLite) and the disk between
+	// them; the wait is at least as long as the batch before it took, so
+	// pruning never holds more than half of the writer's time. Defaults
+	// to 100 milliseconds.
 	BatchPause time.Duration
 	// BatchesPerPassMax bounds one pass; a backlog left over waits for the
 	// next. Defaults to 1000 (a million answers an hour).
@@ -162,9 +164,10 @@ func (p *Pruner) RunOnce(ctx context.Context) (int, error) {
 	now := p.cfg.Now().UTC()
 	params := store.IdempotencyPruneParams{CreatedBefore: now.Add(-p.cfg.Retention), Limit: p.cfg.BatchSize, Now: now}
 	total := 0
+	var took time.Duration
 	for batch := range p.cfg.BatchesPerPassMax {
 		if batch > 0 {
-			pause := time.NewTimer(p.cfg.BatchPause)
+			pause := time.NewTimer(max(p.cfg.BatchPause, took))
 			select {
 			case <-ctx.Done():
 				pause.Stop()
@@ -172,7 +175,9 @@ func (p *Pruner) RunOnce(ctx context.Context) (int, error) {
 			case <-pause.C:
 			}
 		}
+		start := time.Now()
 		n, err := p.batch(ctx, &params)
+		took = time.Since(start)
 		total += n
 		p.pruned.Add(float64(n))
 		if err != nil {
