@@ -157,6 +157,12 @@ func (s *BatchState) replay(c *Command) (Result, bool) {
 		// An answer to this request, not a replay of the first one.
 		return Result{Err: Errorf(CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", UnscopedKey(c.IdempotencyKey))}, true
 	}
+	if rec.Pruned() {
+		// The same request, but its answer is past the retention: the
+		// key stays spent (the books name it), so nothing is applied
+		// again, and the body once answered is gone.
+		return Result{Err: PrunedRefusal(UnscopedKey(c.IdempotencyKey), rec.CreatedAt)}, true
+	}
 	var r Result
 	if err := json.Unmarshal(rec.Result, &r); err != nil {
 		panic(fmt.Sprintf("stockd: stored result for key %q not decodable: %v", rec.Key, err))

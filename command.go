@@ -60,6 +60,12 @@ type Result struct {
 type IdempotencyRecord struct {
 	Key         string
 	RequestHash string
-	Result      []byte // JSON of Result
+	Result      []byte // JSON of Result; only its outcome once pruned
 	CreatedAt   time.Time
+	// PrunedAt is when Result was cut down to its outcome (PruneAnswer),
+	// zero while the whole answer is kept.
+	PrunedAt time.Time
 }
+
+// Pruned reports whether only the outcome of the answer is kept.
+func (r IdempotencyRecord) Pruned() bool { return !r.PrunedAt.IsZero() }

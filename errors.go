@@ -50,6 +50,7 @@ const (
 	CodeInvalidCSV            = "invalid_csv"               // an imported file with bad lines: nothing of it was written (LineErrors)
 	CodeImportIncomplete      = "import_incomplete"         // rows of an import refused while applying: the rest applied (LineErrors); send the file again
 	CodeAsOfArchived          = "as_of_archived"            // as_of lies before the ledger's archive cut: the entries are in the archive file
+	CodeAnswerPruned          = "answer_pruned"             // the key's first answer is past the retention: its outcome is kept, its body dropped
 )
 
 // ErrNotFound is what storage returns for a missing row.

@@ -62,6 +62,19 @@ const (
 	// DocumentSizeMax bounds one stored document (pool, bundle, limit,
 	// usage, transfer, purchase order, approval) once encoded.
 	DocumentSizeMax = 256 << 10
+
+	// IdempotencyRetentionDefault is how long the first answer under an
+	// idempotency key is replayed in full (30 days); after it only the
+	// outcome is kept (PruneAnswer).
+	IdempotencyRetentionDefault = 30 * 24 * time.Hour
+	// IdempotencyRetentionMin and IdempotencyRetentionMax bound a chosen
+	// retention: below a day a client retrying over a weekend outage
+	// loses its answer; ten years is past any retry.
+	IdempotencyRetentionMin = 24 * time.Hour
+	IdempotencyRetentionMax = 10 * 365 * 24 * time.Hour
+	// IdempotencyPruneBatchMax bounds the answers pruned in one
+	// transaction.
+	IdempotencyPruneBatchMax = 1000
 )
 
 // Defaults for the parts of a position key a caller may leave out.

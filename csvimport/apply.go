@@ -67,6 +67,10 @@ type Result struct {
 	Applied int `json:"applied"`
 	// Replayed counts rows applied by an earlier send of the file.
 	Replayed int `json:"replayed"`
+	// Pruned counts rows an earlier send decided so long ago that their
+	// answers are past the idempotency retention: not applied again
+	// (GET /v1/requests/{key} tells each outcome).
+	Pruned int `json:"pruned"`
 	// Unchanged counts rows with nothing to do (a SKU that exists as the
 	// row says).
 	Unchanged int `json:"unchanged"`
@@ -119,9 +123,9 @@ func (p *Plan) Apply(ctx context.Context, a Apply) (Result, error) {
 
 // tally counts the outcomes of the rows sent.
 type tally struct {
-	applied, replayed, done atomic.Int64
-	mu                      sync.Mutex
-	refused                 lineErrors
+	applied, replayed, pruned, done atomic.Int64
+	mu                              sync.Mutex
+	refused                         lineErrors
 	// failed is the first error that is not a row's: the import stops.
 	failed error
 }
@@ -159,7 +163,7 @@ send:
 	}
 	close(next)
 	wg.Wait()
-	res.Applied, res.Replayed = int(t.applied.Load()), int(t.replayed.Load())
+	res.Applied, res.Replayed, res.Pruned = int(t.applied.Load()), int(t.replayed.Load()), int(t.pruned.Load())
 	switch {
 	case t.failed != nil:
 		return res, fmt.Errorf("import %s stopped after %d of %d rows (send the file again: applied rows replay): %w", p.file.Kind, t.done.Load(), len(p.commands), t.failed)
@@ -206,6 +210,10 @@ func (t *tally) submit(ctx context.Context, a Apply, p *Plan, i int) error {
 			t.failed = err
 		}
 		return err
+	case res.Err != nil && res.Err.Code == stockd.CodeAnswerPruned:
+		// The key is spent by an earlier send: the row was decided then
+		// (applied, or refused and reported by that send).
+		t.pruned.Add(1)
 	case res.Err != nil:
 		t.refused.add(p.lines[i], "%s: %s", res.Err.Code, res.Err.Message)
 	case res.Replayed:

@@ -252,6 +252,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseAlerts(h)
 		exerciseReplenishment(h)
 		exerciseWebhooks(h)
+		exerciseAnswerPruning(h) // prunes every answer so far: after the exercises that replay
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)

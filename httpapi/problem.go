@@ -65,6 +65,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeIdempotencyKeyInvalid: {http.StatusBadRequest, "Idempotency key invalid"},
 	stockd.CodeUnprocessable:         {http.StatusUnprocessableEntity, "Unprocessable request"},
 	stockd.CodeIdempotencyKeyReused:  {http.StatusUnprocessableEntity, "Idempotency key reused"},
+	stockd.CodeAnswerPruned:          {http.StatusUnprocessableEntity, "Answer pruned"},
 	stockd.CodeUnknownSKU:            {http.StatusNotFound, "Unknown SKU"},
 	stockd.CodeUnknownLocation:       {http.StatusNotFound, "Unknown location"},
 	stockd.CodeUnknownPool:           {http.StatusNotFound, "Unknown pool"},

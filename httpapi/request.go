@@ -35,6 +35,10 @@ type RequestOutcome struct {
 	// Code is the refusal's code.
 	Code      string    `json:"code,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// Pruned is true once the answer is past the retention: the outcome,
+	// status and code stay, the body is gone, and the same request again
+	// is answer_pruned.
+	Pruned bool `json:"pruned"`
 }
 
 func (s *Server) getRequest(w http.ResponseWriter, r *http.Request) {
@@ -68,7 +72,7 @@ func requestOutcome(rec stockd.IdempotencyRecord) RequestOutcome {
 	if err := json.Unmarshal(rec.Result, &res); err != nil {
 		panic("httpapi: stored answer not decodable: " + err.Error())
 	}
-	out := RequestOutcome{Key: stockd.UnscopedKey(rec.Key), Outcome: outcomeApplied, Status: http.StatusOK, CreatedAt: rec.CreatedAt.UTC()}
+	out := RequestOutcome{Key: stockd.UnscopedKey(rec.Key), Outcome: outcomeApplied, Status: http.StatusOK, CreatedAt: rec.CreatedAt.UTC(), Pruned: rec.Pruned()}
 	switch {
 	case res.Err != nil:
 		out.Outcome, out.Code, out.Status = outcomeRefused, res.Err.Code, statusOf(res.Err.Code)

@@ -72,6 +72,7 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		stockd.CodeGateUnavailable: 503, stockd.CodeGateClosed: 409, stockd.CodeNotPersisted: 503,
 		stockd.CodeInvalidCSV: 400, stockd.CodeImportIncomplete: 409,
 		stockd.CodeAsOfArchived: 400,
+		stockd.CodeAnswerPruned: 422,
 	}
 	for code, status := range want {
 		if got := statusOf(code); got != status {

@@ -262,6 +262,10 @@ func (s *Server) replayWebhook(w http.ResponseWriter, r *http.Request, key, hash
 		writeProblem(w, stockd.Errorf(stockd.CodeIdempotencyKeyReused, "idempotency key %q was used for a different request", key))
 		return true
 	}
+	if recs[0].Pruned() {
+		writeProblem(w, stockd.PrunedRefusal(stockd.UnscopedKey(key), recs[0].CreatedAt))
+		return true
+	}
 	w.Header().Set(headerReplayed, "true")
 	var res stockd.Result
 	if err := json.Unmarshal(recs[0].Result, &res); err != nil {

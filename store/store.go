@@ -82,6 +82,13 @@ type Store interface {
 	// IdempotencyGet returns the stored answers for those keys that have
 	// one, read outside any batch.
 	IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error)
+	// IdempotencyPrune cuts the stored answers created before
+	// p.CreatedBefore and not pruned yet down to their outcome
+	// (stockd.PruneAnswer), oldest first, at most p.Limit of them in one
+	// transaction, marks them pruned at p.Now and returns how many it
+	// pruned. Keys and request hashes stay: a pruned key is still spent.
+	// Rows another transaction holds are skipped, not waited for.
+	IdempotencyPrune(ctx context.Context, p *IdempotencyPruneParams) (int, error)
 	// LedgerList returns entries with Seq > after in Seq order, at most
 	// limit, only of sku when sku is not empty. Entries appear in Seq order
 	// of commit: a reader that saw Seq n never later finds an entry below n.
@@ -748,6 +755,27 @@ type Tx interface {
 func CheckSalesSpan(from, to time.Time) error {
 	if !from.Before(to) || to.Sub(from) > (stockd.DemandDaysMax+1)*24*time.Hour {
 		return fmt.Errorf("sales from %s to %s: want a span of at most %d days", from.Format(time.RFC3339), to.Format(time.RFC3339), stockd.DemandDaysMax)
+	}
+	return nil
+}
+
+// IdempotencyPruneParams selects the answers IdempotencyPrune prunes.
+type IdempotencyPruneParams struct {
+	// CreatedBefore: answers created at or after it are kept whole.
+	CreatedBefore time.Time
+	// Limit bounds the answers pruned, 1 to stockd.IdempotencyPruneBatchMax.
+	Limit int
+	// Now is recorded as the answers' pruned_at.
+	Now time.Time
+}
+
+// Check refuses params a caller must never send: they are bugs.
+func (p *IdempotencyPruneParams) Check() error {
+	if p.Limit < 1 || p.Limit > stockd.IdempotencyPruneBatchMax {
+		return fmt.Errorf("idempotency prune limit %d: want 1 to %d", p.Limit, stockd.IdempotencyPruneBatchMax)
+	}
+	if p.CreatedBefore.IsZero() || p.Now.IsZero() {
+		return errors.New("idempotency prune: CreatedBefore and Now are required")
 	}
 	return nil
 }

@@ -32,9 +32,11 @@ type Main struct {
 	Config Config
 	Logger *slog.Logger
 
-	store    store.Store
-	engine   *engine.Engine
-	expiry   *expiry.Worker
+	store  store.Store
+	engine *engine.Engine
+	expiry *expiry.Worker
+	// pruner is nil when every idempotency answer is kept.
+	pruner   *expiry.Pruner
 	relay    *relayRun
 	webhooks *dispatchRun
 	alerts   *alerts
@@ -115,6 +117,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Store: m.store, Engine: m.engine, Interval: m.Config.ExpiryInterval, Logger: m.Logger, Registerer: reg,
 	})
 	m.expiry.Start()
+	if m.Config.IdempotencyRetention != 0 {
+		m.pruner = expiry.NewPruner(expiry.PrunerConfig{
+			Store: m.store, Retention: m.Config.IdempotencyRetention, Logger: m.Logger, Registerer: reg,
+		})
+		m.pruner.Start()
+	}
 	if m.relay, err = m.startRelay(reg); err != nil {
 		return err
 	}
@@ -257,6 +265,9 @@ func (m *Main) Close() error {
 	}
 	if m.expiry != nil {
 		m.expiry.Stop()
+	}
+	if m.pruner != nil {
+		m.pruner.Stop()
 	}
 	if m.reconcile != nil {
 		m.reconcile.Stop()

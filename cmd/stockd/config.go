@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/dispatch"
 	"github.com/stockd/stockd/internal/logcap"
 	"github.com/stockd/stockd/relay"
@@ -71,6 +72,11 @@ type Config struct {
 	WebhookFailuresMax int
 	WebhookTimeout     time.Duration
 	WebhookBackoffMax  time.Duration
+	// IdempotencyRetention is how long the first answer under an
+	// idempotency key is replayed whole; after it the expiry worker's
+	// pruner keeps only the outcome. Zero keeps every answer (the flag
+	// defaults to stockd.IdempotencyRetentionDefault).
+	IdempotencyRetention time.Duration
 }
 
 const (
@@ -124,6 +130,7 @@ func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.IntVar(&c.WebhookFailuresMax, "webhook-failures-max", 10, "consecutive failed deliveries that disable a webhook endpoint, 1 to 1000 (env STOCKD_WEBHOOK_FAILURES_MAX)")
 	fs.DurationVar(&c.WebhookTimeout, "webhook-timeout", 10*time.Second, "the deadline of one webhook delivery, 1s to 60s (env STOCKD_WEBHOOK_TIMEOUT)")
 	fs.DurationVar(&c.WebhookBackoffMax, "webhook-backoff-max", 5*time.Minute, "the longest wait before retrying a webhook delivery, 1s to 1h (env STOCKD_WEBHOOK_BACKOFF_MAX)")
+	fs.DurationVar(&c.IdempotencyRetention, "idempotency-retention", stockd.IdempotencyRetentionDefault, "how long a stored answer is replayed whole under its Idempotency-Key, 24h to 87600h (10 years); after it only its outcome is kept and the same request is 422 answer_pruned; 0 keeps every answer (env STOCKD_IDEMPOTENCY_RETENTION)")
 }
 
 // bindBusinessTimeZoneFlag adds --business-time-zone to serve and to the
@@ -226,6 +233,10 @@ func (c *Config) validate() error {
 		if err := relay.CheckURL(c.NATSURL); err != nil {
 			return err
 		}
+	}
+	if !stockd.ValidIdempotencyRetention(c.IdempotencyRetention) {
+		return fmt.Errorf("idempotency retention %v: want 0 (keep every answer) or %v to %v (10 years), e.g. 720h for 30 days",
+			c.IdempotencyRetention, stockd.IdempotencyRetentionMin, stockd.IdempotencyRetentionMax)
 	}
 	if err := c.validateWebhooks(); err != nil {
 		return err

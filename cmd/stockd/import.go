@@ -113,7 +113,11 @@ func runImport(ctx context.Context, s store.Store, f *csvimport.File, asJSON boo
 			return errors.Join(err, jerr)
 		}
 	} else {
-		fmt.Fprintf(out, "imported %d %s rows (file %s): %d applied, %d replayed, %d unchanged\n", res.Rows, res.Kind, res.Digest, res.Applied, res.Replayed, res.Unchanged)
+		fmt.Fprintf(out, "imported %d %s rows (file %s): %d applied, %d replayed, %d unchanged", res.Rows, res.Kind, res.Digest, res.Applied, res.Replayed, res.Unchanged)
+		if res.Pruned > 0 {
+			fmt.Fprintf(out, ", %d decided by a send older than the idempotency retention (not applied again; GET /v1/requests/KEY tells each outcome)", res.Pruned)
+		}
+		fmt.Fprintln(out)
 	}
 	if err != nil {
 		return err

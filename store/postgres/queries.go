@@ -327,13 +327,32 @@ WHERE d.kind = u.kind AND d.id = u.id AND d.version = u.version - 1`
 // Idempotency keys.
 
 const queryIdempotencyGet = `
-SELECT key, request_hash, result, created_at
+SELECT key, request_hash, result, created_at, pruned_at
 FROM idempotency_keys
 WHERE key = ANY($1::text[])`
 
 const queryIdempotencyInsert = `
 INSERT INTO idempotency_keys (key, request_hash, result, created_at)
 SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::timestamptz[])`
+
+// queryIdempotencyPruneClaim locks the oldest unpruned answers created
+// before $1, at most $2, through the partial index of migration 0017.
+// SKIP LOCKED: a second server pruning at the same time takes other rows
+// instead of waiting behind these.
+const queryIdempotencyPruneClaim = `
+SELECT key, result
+FROM idempotency_keys
+WHERE pruned_at IS NULL AND created_at < $1
+ORDER BY created_at
+LIMIT $2
+FOR UPDATE SKIP LOCKED`
+
+// queryIdempotencyPrune writes the outcomes of the claimed rows.
+const queryIdempotencyPrune = `
+UPDATE idempotency_keys AS i
+SET result = u.result, pruned_at = $3
+FROM unnest($1::text[], $2::bytea[]) AS u (key, result)
+WHERE i.key = u.key AND i.pruned_at IS NULL`
 
 // API keys and the audit trail.
 

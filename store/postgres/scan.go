@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -123,10 +124,14 @@ func scanString(row scanner) (string, error) {
 
 func scanIdempotencyRecord(row scanner) (stockd.IdempotencyRecord, error) {
 	var r stockd.IdempotencyRecord
-	if err := row.Scan(&r.Key, &r.RequestHash, &r.Result, &r.CreatedAt); err != nil {
+	var prunedAt *time.Time
+	if err := row.Scan(&r.Key, &r.RequestHash, &r.Result, &r.CreatedAt, &prunedAt); err != nil {
 		return stockd.IdempotencyRecord{}, err
 	}
 	r.CreatedAt = r.CreatedAt.UTC()
+	if prunedAt != nil {
+		r.PrunedAt = prunedAt.UTC()
+	}
 	return r, nil
 }
 

@@ -30,7 +30,7 @@ const (
     on_hand, reserved, committed, quarantined, in_transit, incoming,
     reservation_id, actor, reason, approver, reference, created_at`
 	documentColumns    = `kind, id, version, body, created_at, updated_at`
-	idempotencyColumns = `key, request_hash, result, created_at`
+	idempotencyColumns = `key, request_hash, result, created_at, pruned_at`
 )
 
 // Reads, on the read-only pool or inside the batch transaction.
@@ -263,6 +263,20 @@ UPDATE documents SET version = ?, body = ?, updated_at = ?
 WHERE kind = ? AND id = ? AND version = ? - 1`
 
 	queryIdempotencyInsert = `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES (?, ?, ?, ?)`
+
+	// queryIdempotencyPruneClaim reads the oldest unpruned answers created
+	// before ?, at most ?, through the partial index of migration 0017.
+	// No row lock is needed: it runs in a write transaction of the one
+	// writer connection.
+	queryIdempotencyPruneClaim = `
+SELECT key, result
+FROM idempotency_keys
+WHERE pruned_at IS NULL AND created_at < ?
+ORDER BY created_at
+LIMIT ?`
+
+	// queryIdempotencyPrune writes one claimed row's outcome.
+	queryIdempotencyPrune = `UPDATE idempotency_keys SET result = ?, pruned_at = ? WHERE key = ? AND pruned_at IS NULL`
 )
 
 // API keys and the audit trail. Writes run on the writer connection, which

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -92,10 +93,14 @@ func scanLedgerEntry(row rowScanner) (stockd.LedgerEntry, error) {
 func scanIdempotencyRecord(row rowScanner) (stockd.IdempotencyRecord, error) {
 	var rec stockd.IdempotencyRecord
 	var createdAtMicros int64
-	if err := row.Scan(&rec.Key, &rec.RequestHash, &rec.Result, &createdAtMicros); err != nil {
+	var prunedAtMicros sql.NullInt64
+	if err := row.Scan(&rec.Key, &rec.RequestHash, &rec.Result, &createdAtMicros, &prunedAtMicros); err != nil {
 		return stockd.IdempotencyRecord{}, err
 	}
 	rec.CreatedAt = timeFromUnixMicros(createdAtMicros)
+	if prunedAtMicros.Valid {
+		rec.PrunedAt = timeFromUnixMicros(prunedAtMicros.Int64)
+	}
 	return rec, nil
 }
 

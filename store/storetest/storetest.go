@@ -60,6 +60,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"LedgerArchive", testLedgerArchive},                           // ledgerarchive.go
 		{"LedgerArchiveSteps", testLedgerArchiveSteps},                 // ledgerarchive.go
 		{"LedgerCursorList", testLedgerCursorList},                     // ledgerarchive.go
+		{"IdempotencyPrune", testIdempotencyPrune},                     // retention.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
