@@ -82,8 +82,7 @@ func (r *Reconciler) hourFindings(ctx context.Context, a store.AuditReader, run 
 		if ap.Status != stockd.ApprovalPending || now.Before(ap.ExpiresAt) {
 			return nil
 		}
-		var change stockd.Counters
-		change.OnHand = ap.OnHandChange
+		change := ap.Change()
 		findings = append(findings, stockd.Finding{Kind: stockd.DiscrepancyOverdueApproval, Subject: ap.ID,
 			Position: stockd.PositionKey{SKU: ap.Adjustment.SKU, Location: ap.Adjustment.Location, Pool: ap.Adjustment.Pool},
 			Actual:   change,
