@@ -47,6 +47,7 @@ const (
 	CodeGateUnavailable       = "gate_unavailable"          // the Redis gate does not answer, or a preheat pauses it: retry later
 	CodeGateClosed            = "gate_closed"               // the gate refused a position after a win the database refused: an operator re-preheats
 	CodeNotPersisted          = "reservation_not_persisted" // a gated win not yet in the database: retry shortly
+	CodePreconditionFailed    = "precondition_failed"       // If-Match names a version of the settings other than the current one
 )
 
 // ErrNotFound is what storage returns for a missing row.

@@ -97,6 +97,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeInternal:            {http.StatusInternalServerError, "Internal error"},
 	stockd.CodeUnknownDiscrepancy:  {http.StatusNotFound, "Unknown discrepancy"},
 	stockd.CodeDiscrepancyClosed:   {http.StatusConflict, "Discrepancy closed"},
+	stockd.CodePreconditionFailed:  {http.StatusPreconditionFailed, "Precondition failed"},
 }
 
 // retryAfterSeconds is the Retry-After of the answers that say "later":
