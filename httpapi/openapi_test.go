@@ -232,6 +232,7 @@ func TestOpenAPIResponses(t *testing.T) {
 
 		exerciseForms(h)
 		exercisePreconditions(h)
+		exercisePartialFulfil(h)
 		exerciseDiscrepancies(h)
 		exerciseCounts(h)
 
