@@ -70,6 +70,7 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		stockd.CodeUnknownDiscrepancy: 404, stockd.CodeDiscrepancyClosed: 409,
 		stockd.CodeDuplicateOrder: 409, stockd.CodeDuplicateReference: 409,
 		stockd.CodeGateUnavailable: 503, stockd.CodeGateClosed: 409, stockd.CodeNotPersisted: 503,
+		stockd.CodePreconditionFailed: 412,
 	}
 	for code, status := range want {
 		if got := statusOf(code); got != status {
