@@ -2,6 +2,7 @@ package stockd
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -26,7 +27,63 @@ type Adjust struct {
 	// BusinessReconciliation) and its reference names the discrepancy.
 	// The approval rule applies as to any adjustment.
 	DiscrepancyID int64
+	// Counter is the counter the adjustment changes: CounterOnHand (the
+	// default), or another one for a correction of drift (see
+	// CorrectableCounters). A correction of another counter is a Delta
+	// with ReasonCorrection, names its DiscrepancyID, says its Basis, and
+	// always waits for a second key's approval.
+	Counter string
+	// Basis is a correction's free-text justification, kept by its
+	// approval.
+	Basis string
 }
+
+// Counters an adjustment can change, by their JSON names.
+const (
+	CounterOnHand      = "on_hand"
+	CounterReserved    = "reserved"
+	CounterCommitted   = "committed"
+	CounterQuarantined = "quarantined"
+	CounterInTransit   = "in_transit"
+	CounterIncoming    = "incoming"
+)
+
+// CorrectableCounters lists every counter an adjustment may change, on_hand
+// first.
+var CorrectableCounters = []string{CounterOnHand, CounterReserved, CounterCommitted, CounterQuarantined, CounterInTransit, CounterIncoming}
+
+// BasisLengthMax bounds a correction's basis.
+const BasisLengthMax = 1000
+
+// CounterDelta returns the change of delta units of the named counter.
+// It panics on a name outside CorrectableCounters: callers normalize first.
+func CounterDelta(counter string, delta int64) Counters {
+	switch counter {
+	case CounterOnHand, "":
+		return Counters{OnHand: delta}
+	case CounterReserved:
+		return Counters{Reserved: delta}
+	case CounterCommitted:
+		return Counters{Committed: delta}
+	case CounterQuarantined:
+		return Counters{Quarantined: delta}
+	case CounterInTransit:
+		return Counters{InTransit: delta}
+	case CounterIncoming:
+		return Counters{Incoming: delta}
+	}
+	panic("stockd: not a counter: " + counter)
+}
+
+// counterOf returns the named counter of c.
+func counterOf(c Counters, counter string) int64 {
+	d := CounterDelta(counter, 1)
+	return c.OnHand*d.OnHand + c.Reserved*d.Reserved + c.Committed*d.Committed +
+		c.Quarantined*d.Quarantined + c.InTransit*d.InTransit + c.Incoming*d.Incoming
+}
+
+// correction reports whether a corrects a counter other than on_hand.
+func (a *Adjust) correction() bool { return a.Counter != "" && a.Counter != CounterOnHand }
 
 var adjustReasons = map[string]bool{
 	ReasonCycleCount: true, ReasonDamage: true, ReasonLoss: true, ReasonFound: true, ReasonCorrection: true,
@@ -47,6 +104,12 @@ func (a *Adjust) normalize() *Error {
 	}
 	if !adjustReasons[a.Reason] {
 		return InvalidField("reason", "must be one of cycle_count, damage, loss, found, correction")
+	}
+	if a.Counter == "" {
+		a.Counter = CounterOnHand
+	}
+	if err := a.normalizeCorrection(); err != nil {
+		return err
 	}
 	if a.Set {
 		if a.SetOnHand < 0 || a.SetOnHand > QuantityMax {
@@ -72,12 +135,39 @@ func (a *Adjust) normalize() *Error {
 	return nil
 }
 
+// normalizeCorrection checks what a correction of a counter other than
+// on_hand must carry: it is a plain delta (set_on_hand and
+// expected_on_hand speak of on_hand only), named a correction, tied to the
+// discrepancy it answers and justified by a basis.
+func (a *Adjust) normalizeCorrection() *Error {
+	if !slices.Contains(CorrectableCounters, a.Counter) {
+		return InvalidField("counter", "must be one of %s", strings.Join(CorrectableCounters, ", "))
+	}
+	if !a.correction() {
+		if a.Basis != "" {
+			return InvalidField("basis", "belongs to a correction of a counter other than on_hand; say why in reference")
+		}
+		return nil
+	}
+	switch {
+	case a.Set:
+		return InvalidField("set_on_hand", "a correction of %s is a delta: set_on_hand sets on_hand only", a.Counter)
+	case a.Expect:
+		return InvalidField("expected_on_hand", "a correction of %s is not conditional on on_hand", a.Counter)
+	case a.Reason != ReasonCorrection:
+		return InvalidField("reason", "a correction of %s must give reason correction", a.Counter)
+	case a.DiscrepancyID == 0:
+		return InvalidField("discrepancy_id", "a correction of %s must name the discrepancy it answers", a.Counter)
+	}
+	return validText("basis", a.Basis, BasisLengthMax, true)
+}
+
 // adjust applies an adjustment within its SKU's approval threshold, and
 // turns one beyond it into a pending approval that changes nothing yet.
 // An adjustment that could not apply now is refused at once rather than
 // left waiting for an approver.
 func (a *Adjust) decide(s *BatchState, c *Command) Result {
-	delta, err := s.adjustDelta(a, true)
+	change, err := s.adjustChange(a, true)
 	if err != nil {
 		return Result{Err: err}
 	}
@@ -87,10 +177,13 @@ func (a *Adjust) decide(s *BatchState, c *Command) Result {
 	if err := s.claimReferences(referenceKeys(BusinessAdjustment, a.Reference, a.Position.SKU), c.IdempotencyKey); err != nil {
 		return Result{Err: err}
 	}
-	if absQuantity(delta) > s.SKUs[a.Position.SKU].Threshold() {
-		return s.requestApproval(c, a, delta)
+	// A correction of another counter always waits: it rewrites what the
+	// ledger says orders and documents hold, which no threshold of on_hand
+	// measures.
+	if a.correction() || absQuantity(change.OnHand) > s.SKUs[a.Position.SKU].Threshold() {
+		return s.requestApproval(c, a, change.OnHand)
 	}
-	return s.applyAdjust(a, delta, LedgerEntry{
+	return s.applyAdjust(a, change, LedgerEntry{
 		BusinessType: a.businessType(), BusinessID: c.IdempotencyKey,
 		Actor: c.Actor, Reason: a.Reason, Reference: a.reference(),
 	})
@@ -114,10 +207,51 @@ func (a *Adjust) reference() string {
 	return strings.TrimSpace(fmt.Sprintf("discrepancy:%d %s", a.DiscrepancyID, a.Reference))
 }
 
-// adjustDelta checks a against the locked position and returns the change
-// of on_hand it makes. checkPool checks the pool stock may come into; an
-// approval's was checked when it was requested, and its batch has not
-// locked the pool's document (campaignStockIn says why that still holds).
+// adjustChange checks a against the locked position and returns the
+// change of its counters it makes. checkPool checks the pool stock may come
+// into; an approval's was checked when it was requested, and its batch has
+// not locked the pool's document (campaignStockIn says why that still
+// holds).
+func (s *BatchState) adjustChange(a *Adjust, checkPool bool) (Counters, *Error) {
+	if a.correction() {
+		return s.correctionChange(a)
+	}
+	delta, err := s.adjustDelta(a, checkPool)
+	return Counters{OnHand: delta}, err
+}
+
+// correctionChange checks a correction of a counter other than on_hand
+// against the locked position: no counter and not available may fall below
+// zero, nor a counter rise above CounterMax.
+func (s *BatchState) correctionChange(a *Adjust) (Counters, *Error) {
+	if err := s.checkPosition(a.Position); err != nil {
+		return Counters{}, err
+	}
+	cur := s.peek(a.Position)
+	change := CounterDelta(a.Counter, a.Delta)
+	after := cur.Add(change)
+	if counterOf(after, a.Counter) > CounterMax {
+		return Counters{}, InvalidField("delta", "%s would exceed %d", a.Counter, CounterMax)
+	}
+	if !after.Valid() {
+		// What the correction could take at most: the counter itself when
+		// it lowers one, available when it raises one that available
+		// excludes.
+		room := counterOf(cur, a.Counter)
+		if a.Delta > 0 {
+			room = cur.Available()
+		}
+		return Counters{}, &Error{
+			Code:    CodeInsufficientStock,
+			Message: fmt.Sprintf("the correction would leave %s or available below zero", a.Counter),
+			Lines:   []Shortfall{{SKU: a.Position.SKU, Location: a.Position.Location, Pool: a.Position.Pool, Requested: absQuantity(a.Delta), Available: room}},
+		}
+	}
+	return change, nil
+}
+
+// adjustDelta checks an adjustment of on_hand against the locked position
+// and returns the change of on_hand it makes.
 func (s *BatchState) adjustDelta(a *Adjust, checkPool bool) (int64, *Error) {
 	if err := s.checkPosition(a.Position); err != nil {
 		return 0, err
@@ -154,10 +288,10 @@ func (s *BatchState) adjustDelta(a *Adjust, checkPool bool) (int64, *Error) {
 	return delta, nil
 }
 
-// applyAdjust changes on_hand by delta, already checked by adjustDelta.
-func (s *BatchState) applyAdjust(a *Adjust, delta int64, entry LedgerEntry) Result {
-	if delta != 0 {
-		s.change(a.Position, Counters{OnHand: delta}, entry)
+// applyAdjust makes change, already checked by adjustChange.
+func (s *BatchState) applyAdjust(a *Adjust, change Counters, entry LedgerEntry) Result {
+	if change != (Counters{}) {
+		s.change(a.Position, change, entry)
 	}
 	return Result{Position: s.position(a.Position)}
 }

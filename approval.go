@@ -28,7 +28,8 @@ const (
 )
 
 // Approval is the document (DocApproval, id = a new id) of an adjustment
-// beyond its SKU's threshold, waiting for a key other than the requester's.
+// beyond its SKU's threshold, or of a correction of a counter other than
+// on_hand, waiting for a key other than the requester's.
 type Approval struct {
 	ID         string             `json:"id"`
 	Status     string             `json:"status"`
@@ -58,11 +59,25 @@ type ApprovalAdjustment struct {
 	ExpectedOnHand *int64 `json:"expected_on_hand,omitempty"`
 	Reference      string `json:"reference,omitempty"`
 	DiscrepancyID  int64  `json:"discrepancy_id,omitempty"`
+	// Counter is the counter the adjustment changes; empty on approvals
+	// stored before corrections of other counters, which changed on_hand.
+	Counter string `json:"counter,omitempty"`
+	// Basis is a correction's justification.
+	Basis string `json:"basis,omitempty"`
+}
+
+// Change is the change of counters the adjustment asks for; a set_on_hand
+// adjustment's is its change when it was requested.
+func (ap Approval) Change() Counters {
+	if a := ap.Adjustment; a.Counter != "" && a.Counter != CounterOnHand && a.Delta != nil {
+		return CounterDelta(a.Counter, *a.Delta)
+	}
+	return Counters{OnHand: ap.OnHandChange}
 }
 
 func approvalAdjustmentOf(a *Adjust) ApprovalAdjustment {
 	out := ApprovalAdjustment{SKU: a.Position.SKU, Location: a.Position.Location, Pool: a.Position.Pool, Reason: a.Reason, Reference: a.Reference,
-		DiscrepancyID: a.DiscrepancyID}
+		DiscrepancyID: a.DiscrepancyID, Counter: a.Counter, Basis: a.Basis}
 	if a.Set {
 		set, expected := a.SetOnHand, a.ExpectedOnHand
 		out.SetOnHand, out.ExpectedOnHand = &set, &expected
@@ -80,7 +95,10 @@ func approvalAdjustmentOf(a *Adjust) ApprovalAdjustment {
 // adjust returns the adjustment the approval applies.
 func (a ApprovalAdjustment) adjust() *Adjust {
 	out := &Adjust{Position: PositionKey{SKU: a.SKU, Location: a.Location, Pool: a.Pool}, Reason: a.Reason, Reference: a.Reference,
-		DiscrepancyID: a.DiscrepancyID}
+		DiscrepancyID: a.DiscrepancyID, Counter: a.Counter, Basis: a.Basis}
+	if out.Counter == "" {
+		out.Counter = CounterOnHand
+	}
 	if a.SetOnHand != nil && a.ExpectedOnHand != nil {
 		out.Set, out.SetOnHand, out.ExpectedOnHand = true, *a.SetOnHand, *a.ExpectedOnHand
 	} else if a.Delta != nil {
@@ -168,17 +186,17 @@ func (d *ApprovalDecision) decide(s *BatchState, c *Command) Result {
 		return Result{Err: Errorf(CodeInvalidTransition, "approval %q is %s: only a pending one can be approved", ap.ID, ap.Status)}
 	}
 	a := ap.Adjustment.adjust()
-	delta, err := s.adjustDelta(a, false)
+	change, err := s.adjustChange(a, false)
 	if err != nil {
 		// The stock moved since the request: it stays pending, for a later
 		// approval once the stock allows it, or a rejection.
 		return Result{Err: err}
 	}
-	s.applyAdjust(a, delta, LedgerEntry{
+	s.applyAdjust(a, change, LedgerEntry{
 		BusinessType: a.businessType(), BusinessID: ap.ID,
 		Actor: ap.RequestedBy, Approver: c.Actor, Reason: a.Reason, Reference: a.reference(),
 	})
-	ap.OnHandChange = delta
+	ap.OnHandChange = change.OnHand
 	s.decideApproval(&ap, ApprovalApproved, c.Actor)
 	return Result{Object: objectOf(ap)}
 }

@@ -48,6 +48,9 @@ type Result struct {
 	// Pending is true when the command was accepted but waits for another
 	// party (an adjustment waiting for approval).
 	Pending bool `json:"pending,omitempty"`
+	// Version is the version of the settings document a settings change
+	// wrote (the ETag of its answer).
+	Version int64 `json:"version,omitempty"`
 	// Replayed is true when this is the stored answer of an earlier request.
 	Replayed bool `json:"-"`
 	// Unstored is true for a refusal given from sold-out knowledge without

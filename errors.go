@@ -51,6 +51,7 @@ const (
 	CodeImportIncomplete      = "import_incomplete"         // rows of an import refused while applying: the rest applied (LineErrors); send the file again
 	CodeAsOfArchived          = "as_of_archived"            // as_of lies before the ledger's archive cut: the entries are in the archive file
 	CodeAnswerPruned          = "answer_pruned"             // the key's first answer is past the retention: its outcome is kept, its body dropped
+	CodePreconditionFailed    = "precondition_failed"       // If-Match names a version of the settings other than the current one
 )
 
 // ErrNotFound is what storage returns for a missing row.

@@ -14,11 +14,20 @@ func fuzzCheckReservation(r Reservation) error {
 		return fmt.Errorf("reservation %q: %w", r.ID, err)
 	}
 	for _, l := range r.Lines {
-		if l.Quantity <= 0 || l.Refunded < 0 || l.Returned < 0 || l.Refunded+l.Returned > l.Quantity {
+		if l.Quantity <= 0 || l.Refunded < 0 || l.Shipped < 0 || l.Returned < 0 || l.Refunded+l.Shipped > l.Quantity || l.Returned > l.Shipped {
 			return fmt.Errorf("reservation %q: line %+v", r.ID, l)
 		}
-		if r.Status == StatusPending && (l.Refunded != 0 || l.Returned != 0) {
-			return fmt.Errorf("pending reservation %q gave back stock: %+v", r.ID, l)
+		if r.Status == StatusPending && (l.Refunded != 0 || l.Shipped != 0 || l.Returned != 0) {
+			return fmt.Errorf("pending reservation %q gave back or shipped stock: %+v", r.ID, l)
+		}
+		// Fulfilled means nothing is left to ship; anything else open or
+		// over means nothing shipped (a refund of every unshipped unit of a
+		// reservation that shipped some fulfils it).
+		switch {
+		case r.Status == StatusFulfilled && l.Unshipped() != 0:
+			return fmt.Errorf("fulfilled reservation %q left units unshipped: %+v", r.ID, l)
+		case (r.Status == StatusReleased || r.Status == StatusExpired) && l.Shipped != 0:
+			return fmt.Errorf("%s reservation %q shipped units: %+v", r.Status, r.ID, l)
 		}
 	}
 	return nil
@@ -139,7 +148,7 @@ func (st *fuzzStore) checkBooks() error {
 	add := func(k PositionKey, d Counters) { want[k] = want[k].Add(d) }
 	for _, r := range st.reservations {
 		for _, l := range r.Lines {
-			held := l.Quantity - l.Refunded
+			held := l.Unshipped()
 			switch r.Status {
 			case StatusPending:
 				add(l.Key(), Counters{Reserved: held})

@@ -157,6 +157,26 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 		if kind == KindRelease {
 			tr.Reason = fuzzPick(in, fuzzRelease)
 		}
+		if kind == KindFulfil && in.bool() {
+			// A partial shipment: lines named as a return names them, of
+			// the reservation itself where the store holds it.
+			if res, ok := st.reservations[tr.ReservationID]; ok {
+				for _, l := range res.Lines {
+					if in.bool() {
+						sl := ReturnLine{SKU: l.SKU, Quantity: in.quantity()}
+						if in.bool() {
+							sl.Location, sl.Pool = l.Location, l.Pool
+						}
+						tr.Lines = append(tr.Lines, sl)
+					}
+				}
+			} else {
+				for range in.pick(3) {
+					k := in.position()
+					tr.Lines = append(tr.Lines, ReturnLine{SKU: k.SKU, Location: k.Location, Pool: k.Pool, Quantity: in.quantity()})
+				}
+			}
+		}
 		c.Op = tr
 		if kind == KindExpire && in.bool() {
 			// As the expiry worker sends it.

@@ -78,16 +78,32 @@ func fuzzSeeds() [][]byte {
 	add(newFuzzProgram(2).batch(0, 6).
 		cmd(KindReceive, none).pos("a", none, none).small(5).text("ref").
 		cmd(KindReserve, none).raw(0).flag(false).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, none).raw(2).
-		pos("a", none, none).small(3).pos("b", none, none).small(1).
+		pos("a", none, none).small(3).pos("b", none, none).small(1).flag(false).
 		cmd(KindConfirm, none).next(0).
-		cmd(KindFulfil, none).next(0).
+		cmd(KindFulfil, none).next(0).flag(false).
 		cmd(KindReturn, none).next(0).flag(false).text("ref").raw(1).pos("a", none, none).small(2).
 		cmd(KindQuarantineRelease, none).pos("a", none, none).small(1).text(none).
 		batch(time.Minute, 3).
 		cmd(KindReserve, "bob").raw(0).flag(true).of(fuzzStrategies, StrategySplit).of(fuzzCustomers, none).of(fuzzOrders, none).raw(1).
-		pos("a", none, none).small(8).
+		pos("a", none, none).small(8).flag(false).
 		cmd(KindReturn, "bob").next(0).flag(false).text(none).raw(1).pos("a", none, none).small(4).
 		cmd(KindRelease, none).known(0).of(fuzzRelease, ReleaseCancelled))
+
+	// Partial fulfilment: a committed order of a and b ships 2 of a in
+	// its own batch, then 1 more of a and b's 1 from the stored lines; the
+	// last unit of a is refunded, which fulfils it; one shipped unit
+	// comes back.
+	add(newFuzzProgram(3).batch(0, 3).
+		cmd(KindReceive, none).pos("a", none, none).small(5).text(none).
+		cmd(KindReceive, none).pos("b", none, none).small(2).text(none).
+		cmd(KindReserve, none).raw(0).flag(true).of(fuzzStrategies, none).of(fuzzCustomers, none).of(fuzzOrders, none).raw(2).
+		pos("a", none, none).small(4).pos("b", none, none).small(1).flag(false).
+		batch(time.Minute, 1).
+		cmd(KindFulfil, none).known(0).flag(true).flag(true).small(2).flag(false).flag(false).
+		batch(time.Minute, 3).
+		cmd(KindFulfil, none).known(0).flag(true).flag(true).small(1).flag(true).flag(true).small(1).flag(false).
+		cmd(KindReturn, none).known(0).flag(false).text(none).flag(true).flag(true).small(1).flag(false).flag(false).
+		cmd(KindReturn, none).known(0).flag(true).text(none).flag(true).flag(true).small(1).flag(false).flag(false))
 
 	// Stock: adjustments by delta and by count, a move into quarantine
 	// and a scrap, a shipment of a SKU deducting at shipment.

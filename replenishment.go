@@ -201,7 +201,12 @@ func orDefault[T any](v *T, def T) T {
 // ReplenishmentDefaultsUpdate changes the deployment's defaults; a nil
 // field is left as it is. Its answer (Result.Object) is the defaults after
 // the change.
-type ReplenishmentDefaultsUpdate struct{ Defaults ReplenishmentDefaults }
+type ReplenishmentDefaultsUpdate struct {
+	Defaults ReplenishmentDefaults
+	// IfMatch, when set, applies the change only if the defaults document
+	// is still at this version.
+	IfMatch *int64
+}
 
 func (u *ReplenishmentDefaultsUpdate) Kind() CommandKind { return KindReplenishmentDefaultsUpdate }
 
@@ -210,6 +215,9 @@ func (u *ReplenishmentDefaultsUpdate) Touches(t *Touches) {
 }
 
 func (u *ReplenishmentDefaultsUpdate) normalize() *Error {
+	if err := validIfMatch(u.IfMatch); err != nil {
+		return err
+	}
 	d := u.Defaults
 	if d.Category != nil || d.PriceBand != nil {
 		return InvalidField("category", "category and price_band are a SKU's own, with no deployment default")
@@ -231,11 +239,14 @@ func (u *ReplenishmentDefaultsUpdate) normalize() *Error {
 }
 
 func (u *ReplenishmentDefaultsUpdate) decide(s *BatchState, _ *Command) Result {
+	if err := s.checkVersion(DocReplenishmentDefaults, ReplenishmentDefaultsID, u.IfMatch); err != nil {
+		return Result{Err: err}
+	}
 	var d ReplenishmentDefaults
 	s.docGet(DocReplenishmentDefaults, ReplenishmentDefaultsID, &d)
 	d.ReplenishmentSettings.merge(u.Defaults.ReplenishmentSettings)
 	mergeField(&d.ColdStartMeanDaily, u.Defaults.ColdStartMeanDaily)
 	mergeField(&d.ColdStartStddevDaily, u.Defaults.ColdStartStddevDaily)
 	s.docPut(DocReplenishmentDefaults, ReplenishmentDefaultsID, d)
-	return Result{Object: objectOf(d)}
+	return Result{Object: objectOf(d), Version: s.docVersion(DocReplenishmentDefaults, ReplenishmentDefaultsID)}
 }

@@ -217,15 +217,20 @@ func (s *BatchState) linePools(pool string) ([]string, *Error) {
 
 // move changes the counters of every line for a transition of res.
 func (s *BatchState) move(res *Reservation, to ReservationStatus, business, actor, reason string) {
-	for _, l := range res.Lines {
-		// What a refund before shipment gave back is no longer held.
-		held := l.Quantity - l.Refunded
+	for i := range res.Lines {
+		l := &res.Lines[i]
+		// What a refund before shipment gave back, or a partial fulfil
+		// shipped, is no longer held.
+		held := l.Unshipped()
 		if held == 0 {
 			continue
 		}
 		s.change(l.Key(), lineDelta(res.Status, to, held), LedgerEntry{
 			BusinessType: business, BusinessID: res.ID, ReservationID: res.ID, Actor: actor, Reason: reason,
 		})
+		if to == StatusFulfilled {
+			l.Shipped += held
+		}
 	}
 	from := res.Status
 	res.Status = to

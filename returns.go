@@ -111,11 +111,12 @@ func matchLine(res *Reservation, l ReturnLine) (int, *Error) {
 	return found, nil
 }
 
-// returnable is what a line can still give back: before shipment what is
-// still committed, after it what shipped and has not come back.
+// returnable is what a line can still give back: before shipment (a
+// refund) what is still committed and not shipped, after it what shipped
+// and has not come back.
 func returnable(status ReservationStatus, l ReservationLine) int64 {
 	if status == StatusConfirmed {
-		return l.Quantity - l.Refunded
+		return l.Unshipped()
 	}
 	return l.Quantity - l.Refunded - l.Returned
 }
@@ -192,6 +193,11 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 			res.Status = StatusReleased
 			res.ReleaseReason = ReleaseRefunded
 			s.limitGiveBack(res)
+		} else if nothingToShip(res) {
+			// Part shipped, the rest refunded: the order is fulfilled, and
+			// only what shipped still counts against the limits.
+			res.Status = StatusFulfilled
+			s.limitRefund(res)
 		} else {
 			// What was refunded no longer counts either.
 			s.limitRefund(res)
@@ -201,6 +207,17 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 	s.updated[res.ID] = true
 	receipt.Reservation = *res.snapshot()
 	return Result{Object: objectOf(receipt), Created: true}
+}
+
+// nothingToShip reports whether every unit of res was shipped or
+// refunded.
+func nothingToShip(res *Reservation) bool {
+	for _, l := range res.Lines {
+		if l.Unshipped() > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func fullyRefunded(res *Reservation) bool {

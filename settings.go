@@ -18,12 +18,52 @@ type Settings struct {
 	Changes int64 `json:"changes"`
 }
 
-// settingsChanged records one more change under the settings document id.
-func (s *BatchState) settingsChanged(id string) {
+// settingsChanged records one more change under the settings document id
+// and returns the document's version after it.
+func (s *BatchState) settingsChanged(id string) int64 {
 	var st Settings
 	s.docGet(DocSettings, id, &st)
 	st.Changes++
 	s.docPut(DocSettings, id, st)
+	return s.docVersion(DocSettings, id)
+}
+
+// SettingsID is the id of the DocSettings document of a location
+// ("location") or a SKU ("sku"): its Version is the ETag of the one's
+// settings.
+func SettingsID(kind, id string) string { return kind + ":" + id }
+
+// docVersion returns the version of a document as this batch holds it: 0
+// for one never written. Each batch raises a document's version once,
+// whatever number of its commands change it, so two changes in one batch
+// share a version; the second is still refused against the first's
+// caller's version, which the first made stale.
+func (s *BatchState) docVersion(kind, id string) int64 {
+	if d, ok := s.Docs[DocKey{Kind: kind, ID: id}]; ok {
+		return d.Version
+	}
+	return 0
+}
+
+// checkVersion refuses a settings change whose caller read a version of
+// the settings (If-Match) other than the current one. Decided under the
+// document's lock, so no change slips between the check and the write.
+func (s *BatchState) checkVersion(kind, id string, ifMatch *int64) *Error {
+	if ifMatch == nil {
+		return nil
+	}
+	if v := s.docVersion(kind, id); v != *ifMatch {
+		return Errorf(CodePreconditionFailed, "the settings are at version %d, not the %d If-Match names: read them again", v, *ifMatch)
+	}
+	return nil
+}
+
+// validIfMatch checks an expected version.
+func validIfMatch(ifMatch *int64) *Error {
+	if ifMatch != nil && *ifMatch < 0 {
+		return InvalidField("If-Match", "must be a version the server sent (a non-negative integer in quotes)")
+	}
+	return nil
 }
 
 // LocationUpdate changes the settings of a location; a nil field is left
@@ -33,6 +73,9 @@ type LocationUpdate struct {
 	Name     *string
 	Priority *int
 	Active   *bool
+	// IfMatch, when set, applies the change only if the location's
+	// settings are still at this version.
+	IfMatch *int64
 }
 
 func (u *LocationUpdate) Kind() CommandKind { return KindLocationUpdate }
@@ -41,12 +84,15 @@ func (u *LocationUpdate) Kind() CommandKind { return KindLocationUpdate }
 // the locations, and placement decided under the old settings by a batch
 // that committed first is a fair outcome.
 func (u *LocationUpdate) Touches(t *Touches) {
-	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: "location:" + u.ID})
+	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: SettingsID("location", u.ID)})
 }
 
 func (u *LocationUpdate) normalize() *Error {
 	if !ValidIdentifier(u.ID) {
 		return InvalidField("location", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if err := validIfMatch(u.IfMatch); err != nil {
+		return err
 	}
 	if u.Name == nil && u.Priority == nil && u.Active == nil {
 		return Errorf(CodeUnprocessable, "give at least one of name, priority, active")
@@ -67,6 +113,9 @@ func (u *LocationUpdate) decide(s *BatchState, c *Command) Result {
 	if !ok {
 		return Result{Err: Errorf(CodeUnknownLocation, "location %q is unknown", u.ID)}
 	}
+	if err := s.checkVersion(DocSettings, SettingsID("location", u.ID), u.IfMatch); err != nil {
+		return Result{Err: err}
+	}
 	if u.Name != nil {
 		loc.Name = *u.Name
 	}
@@ -78,8 +127,8 @@ func (u *LocationUpdate) decide(s *BatchState, c *Command) Result {
 	}
 	s.Locations[u.ID] = loc
 	s.locsDirty[u.ID] = true
-	s.settingsChanged("location:" + u.ID)
-	return Result{Location: &loc}
+	version := s.settingsChanged(SettingsID("location", u.ID))
+	return Result{Location: &loc, Version: version}
 }
 
 // SKUUpdate changes the settings of a SKU; a nil field is left as it is.
@@ -91,6 +140,9 @@ type SKUUpdate struct {
 	// Replenishment changes the SKU's replenishment settings (the
 	// DocReplenishment document): the fields it sets replace the SKU's.
 	Replenishment ReplenishmentSettings
+	// IfMatch, when set, applies the change only if the SKU's settings are
+	// still at this version.
+	IfMatch *int64
 }
 
 func (u *SKUUpdate) Kind() CommandKind { return KindSKUUpdate }
@@ -100,12 +152,15 @@ func (u *SKUUpdate) Kind() CommandKind { return KindSKUUpdate }
 // adjustment of the SKU.
 func (u *SKUUpdate) Touches(t *Touches) {
 	t.SKUs = append(t.SKUs, u.ID)
-	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: "sku:" + u.ID}, DocKey{Kind: DocReplenishment, ID: u.ID})
+	t.Docs = append(t.Docs, DocKey{Kind: DocSettings, ID: SettingsID("sku", u.ID)}, DocKey{Kind: DocReplenishment, ID: u.ID})
 }
 
 func (u *SKUUpdate) normalize() *Error {
 	if !ValidIdentifier(u.ID) {
 		return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+	}
+	if err := validIfMatch(u.IfMatch); err != nil {
+		return err
 	}
 	if u.Name == nil && u.Deduction == nil && u.ApprovalThreshold == nil && u.Replenishment.empty() {
 		return Errorf(CodeUnprocessable, "give at least one of name, deduction, approval_threshold or a replenishment setting")
@@ -136,6 +191,9 @@ func (u *SKUUpdate) decide(s *BatchState, c *Command) Result {
 	if !ok {
 		return Result{Err: Errorf(CodeUnknownSKU, "sku %q is unknown", u.ID)}
 	}
+	if err := s.checkVersion(DocSettings, SettingsID("sku", u.ID), u.IfMatch); err != nil {
+		return Result{Err: err}
+	}
 	if u.Name != nil {
 		sku.Name = *u.Name
 	}
@@ -147,7 +205,7 @@ func (u *SKUUpdate) decide(s *BatchState, c *Command) Result {
 	}
 	s.SKUs[u.ID] = sku
 	s.skusDirty[u.ID] = true
-	s.settingsChanged("sku:" + u.ID)
+	version := s.settingsChanged(SettingsID("sku", u.ID))
 	// The answer carries the SKU's replenishment settings whatever changed,
 	// so that one PATCH answer shows the whole of the SKU's settings.
 	var settings ReplenishmentSettings
@@ -156,5 +214,5 @@ func (u *SKUUpdate) decide(s *BatchState, c *Command) Result {
 		settings.merge(u.Replenishment)
 		s.docPut(DocReplenishment, u.ID, settings)
 	}
-	return Result{SKU: &sku, Object: objectOf(settings)}
+	return Result{SKU: &sku, Object: objectOf(settings), Version: version}
 }

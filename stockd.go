@@ -131,6 +131,7 @@ type Location struct {
 // ReservationStatus is a state of the reservation state machine:
 //
 //	pending --confirm--> confirmed --fulfil--> fulfilled
+//	confirmed --fulfil (lines: part of it)--> confirmed, until nothing is left to ship
 //	pending --release--> released
 //	pending --expire---> expired
 //	confirmed --return (every line refunded before shipment)--> released
@@ -153,8 +154,12 @@ const (
 )
 
 // ReservationLine is one placed line: the position and the quantity held.
-// Refunded is what a partial refund released before shipment; Returned is
-// what came back after it. Both only grow, and never past Quantity.
+// Refunded is what a partial refund released before shipment; Shipped what
+// left in shipments (a partial fulfil ships part of a confirmed
+// reservation); Returned is what came back after shipment. Each only
+// grows; Refunded + Shipped never passes Quantity, nor Returned Shipped
+// (on reservations fulfilled before shipments were counted, Shipped is 0
+// and Quantity - Refunded shipped).
 type ReservationLine struct {
 	SKU      string `json:"sku"`
 	Quantity int64  `json:"quantity"`
@@ -163,8 +168,13 @@ type ReservationLine struct {
 	// Bundle names the bundle SKU this component line was reserved for.
 	Bundle   string `json:"bundle,omitempty"`
 	Refunded int64  `json:"refunded,omitempty"`
+	Shipped  int64  `json:"shipped,omitempty"`
 	Returned int64  `json:"returned,omitempty"`
 }
+
+// Unshipped is what the line still holds for a confirmed reservation (or
+// reserves for a pending one): neither refunded nor shipped.
+func (l ReservationLine) Unshipped() int64 { return l.Quantity - l.Refunded - l.Shipped }
 
 // Key returns the position the line holds stock in.
 func (l ReservationLine) Key() PositionKey {

@@ -15,6 +15,11 @@ type Transition struct {
 	Action        CommandKind
 	ReservationID string
 	Reason        string
+	// Lines, on a fulfil only, ship part of a confirmed reservation: each
+	// names a line as a return does (its SKU, and location and pool where
+	// the SKU sits on several lines) and the quantity shipped. Without
+	// them a fulfil ships everything left.
+	Lines []ReturnLine
 }
 
 var releaseReasons = map[string]bool{
@@ -28,8 +33,16 @@ func (tr *Transition) Touches(t *Touches) {
 }
 
 func (tr *Transition) normalize() *Error {
+	if len(tr.Lines) > 0 && tr.Action != KindFulfil {
+		return InvalidField("lines", "only a fulfil ships lines")
+	}
 	switch tr.Action {
-	case KindConfirm, KindExpire, KindFulfil:
+	case KindFulfil:
+		if err := validText("id", tr.ReservationID, IdentifierLengthMax, true); err != nil {
+			return err
+		}
+		return normalizeShipLines(tr.Lines)
+	case KindConfirm, KindExpire:
 		return validText("id", tr.ReservationID, IdentifierLengthMax, true)
 	case KindRelease:
 		if err := validText("id", tr.ReservationID, IdentifierLengthMax, true); err != nil {
@@ -65,6 +78,9 @@ func (tr *Transition) decide(s *BatchState, c *Command) Result {
 		// Not yet due (clocks of replicas differ): leave it pending.
 		return Result{Reservation: res.snapshot()}
 	}
+	if tr.Action == KindFulfil && len(tr.Lines) > 0 {
+		return tr.ship(s, c, res)
+	}
 	target, move := Next(res.Status, tr.Action)
 	switch move {
 	case MoveApply:
@@ -90,4 +106,70 @@ func businessOf(k CommandKind) string {
 		return BusinessFulfil
 	}
 	panic("stockd: not a transition: " + string(k))
+}
+
+// normalizeShipLines checks the lines of a partial fulfil, each as a
+// return line; none means "everything left".
+func normalizeShipLines(lines []ReturnLine) *Error {
+	if len(lines) > LinesPerReservationMax {
+		return InvalidField("lines", "must hold at most %d lines", LinesPerReservationMax)
+	}
+	for _, l := range lines {
+		if !ValidIdentifier(l.SKU) {
+			return InvalidField("sku", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+		}
+		if l.Location != "" && !ValidIdentifier(l.Location) {
+			return InvalidField("location", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+		}
+		if l.Pool != "" && !ValidIdentifier(l.Pool) {
+			return InvalidField("pool", "must be 1-%d characters of [A-Za-z0-9._:-]", IdentifierLengthMax)
+		}
+		if err := validQuantity("quantity", l.Quantity); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ship fulfils part of a confirmed reservation: one shipment, under its
+// own business id (the ledger books one fulfil per business id and
+// position, and a reservation may ship many times), takes each line's
+// quantity out of committed and on_hand. The reservation stays confirmed
+// until nothing is left to ship, then is fulfilled.
+func (tr *Transition) ship(s *BatchState, c *Command, res *Reservation) Result {
+	if res.Status != StatusConfirmed {
+		return Result{Err: &Error{Code: CodeInvalidTransition, Status: res.Status,
+			Message: fmt.Sprintf("cannot ship lines of a %s reservation: only a confirmed one ships", res.Status)}}
+	}
+	// Lines naming one reservation line add up, so that the shipment
+	// books one entry per position.
+	ship := map[int]int64{}
+	var order []int
+	for _, l := range tr.Lines {
+		i, err := matchLine(res, l)
+		if err != nil {
+			return Result{Err: err}
+		}
+		if _, seen := ship[i]; !seen {
+			order = append(order, i)
+		}
+		ship[i] += l.Quantity
+	}
+	for _, i := range order {
+		if rl := res.Lines[i]; ship[i] > rl.Unshipped() {
+			return Result{Err: Errorf(CodeQuantityExceeded, "line %s at %s/%s has %d left to ship, not %d", rl.SKU, rl.Location, rl.Pool, rl.Unshipped(), ship[i])}
+		}
+	}
+	entry := LedgerEntry{BusinessType: BusinessFulfil, BusinessID: s.NewID(), ReservationID: res.ID, Actor: c.Actor}
+	for _, i := range order {
+		rl := &res.Lines[i]
+		s.change(rl.Key(), lineDelta(StatusConfirmed, StatusFulfilled, ship[i]), entry)
+		rl.Shipped += ship[i]
+	}
+	if nothingToShip(res) {
+		res.Status = StatusFulfilled
+	}
+	res.UpdatedAt = s.Now
+	s.updated[res.ID] = true
+	return Result{Reservation: res.snapshot()}
 }

@@ -252,10 +252,11 @@ func CheckPosition(k stockd.PositionKey, snapshot stockd.Counters, c *Chain, ope
 
 // OpenHeld adds what one open reservation holds to open, per position:
 // reserved for a pending one, committed for a confirmed one. What a
-// refund before shipment gave back is no longer held.
+// refund before shipment gave back, or a partial fulfil shipped, is no
+// longer held.
 func OpenHeld(r stockd.Reservation, open func(stockd.PositionKey) *stockd.Counters) error {
 	for _, l := range r.Lines {
-		held := l.Quantity - l.Refunded
+		held := l.Unshipped()
 		switch r.Status {
 		case stockd.StatusPending:
 			open(l.Key()).Reserved += held

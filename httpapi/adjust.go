@@ -27,6 +27,12 @@ type adjustmentRequest struct {
 	Reference      string `json:"reference,omitempty"`
 	// DiscrepancyID names the discrepancy the adjustment resolves.
 	DiscrepancyID int64 `json:"discrepancy_id,omitempty"`
+	// Counter is on_hand (the default) or, for a correction that always
+	// waits for approval, reserved, committed, quarantined, in_transit or
+	// incoming.
+	Counter string `json:"counter,omitempty"`
+	// Basis is a correction's free-text justification.
+	Basis string `json:"basis,omitempty"`
 }
 
 func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
@@ -43,9 +49,23 @@ func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
 				Reason:        req.Reason,
 				Reference:     req.Reference,
 				DiscrepancyID: req.DiscrepancyID,
+				Counter:       req.Counter,
+				Basis:         req.Basis,
 			}
 			if req.DiscrepancyID < 0 {
 				return stockd.Command{}, stockd.InvalidField("discrepancy_id", "must be a positive integer")
+			}
+			// A correction of another counter is a delta: refused as bad
+			// input here, before the shapes of on_hand below are weighed.
+			if req.Counter != "" && req.Counter != stockd.CounterOnHand {
+				switch {
+				case req.SetOnHand != nil:
+					return stockd.Command{}, stockd.InvalidField("set_on_hand", "a correction of %s is a delta: set_on_hand sets on_hand only", req.Counter)
+				case req.ExpectedOnHand != nil:
+					return stockd.Command{}, stockd.InvalidField("expected_on_hand", "a correction of %s is not conditional on on_hand", req.Counter)
+				case req.Delta == nil:
+					return stockd.Command{}, stockd.InvalidField("delta", "a correction of %s needs a delta", req.Counter)
+				}
 			}
 			// Well-formed JSON that says two things, or nothing: 422, not a
 			// guess at which one the caller meant.
@@ -66,7 +86,13 @@ func (s *Server) createAdjustment(w http.ResponseWriter, r *http.Request) {
 			default:
 				return stockd.Command{}, stockd.Errorf(stockd.CodeUnprocessable, "give delta, or set_on_hand with expected_on_hand")
 			}
-			return stockd.Command{Op: adjust}, nil
+			// Normalized here, before check looks the discrepancy up: bad
+			// input is 400 whatever discrepancy it names.
+			cmd := stockd.Command{Op: adjust}
+			if err := cmd.Normalize(); err != nil {
+				return stockd.Command{}, err
+			}
+			return cmd, nil
 		},
 		answer: func(res stockd.Result) any {
 			if res.Pending {

@@ -40,6 +40,13 @@ type ApprovalAdjustment struct {
 	SetOnHand      *int64 `json:"set_on_hand,omitempty"`
 	ExpectedOnHand *int64 `json:"expected_on_hand,omitempty"`
 	Reference      string `json:"reference,omitempty"`
+	// DiscrepancyID names the discrepancy the adjustment resolves.
+	DiscrepancyID int64 `json:"discrepancy_id,omitempty"`
+	// Counter is the counter the adjustment changes: on_hand, or the one a
+	// correction corrects.
+	Counter string `json:"counter,omitempty"`
+	// Basis is a correction's justification.
+	Basis string `json:"basis,omitempty"`
 }
 
 // ApprovalList is a page of approvals in id order.

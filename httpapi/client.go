@@ -107,6 +107,10 @@ type call struct {
 	// body encoded as JSON.
 	raw         []byte
 	contentType string
+	// ifMatch is the If-Match of a conditional change; etag, when set,
+	// receives the answer's ETag.
+	ifMatch string
+	etag    *string
 }
 
 // do runs c, retrying what may be retried, and reports whether the answer
@@ -124,6 +128,9 @@ func (c *Client) do(ctx context.Context, cl call) (replayed bool, err error) {
 		if err == nil && status < 300 {
 			if err := json.Unmarshal(body, cl.out); err != nil {
 				return false, fmt.Errorf("decode answer of %s %s: %w", cl.method, cl.path, err)
+			}
+			if cl.etag != nil {
+				*cl.etag = header.Get(headerETag)
 			}
 			return header.Get(headerReplayed) == "true", nil
 		}
@@ -165,6 +172,9 @@ func (c *Client) send(ctx context.Context, cl call, payload []byte) (status int,
 	}
 	if cl.key != "" {
 		req.Header.Set(headerIdempotencyKey, cl.key)
+	}
+	if cl.ifMatch != "" {
+		req.Header.Set(headerIfMatch, cl.ifMatch)
 	}
 	if c.actor != "" {
 		req.Header.Set(headerActor, c.actor)

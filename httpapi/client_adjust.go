@@ -22,6 +22,14 @@ type AdjustParams struct {
 	SetOnHand      int64
 	ExpectedOnHand int64
 	Reference      string
+	// DiscrepancyID names the discrepancy the adjustment resolves.
+	DiscrepancyID int64
+	// Counter is the counter to correct: empty for on_hand, or reserved,
+	// committed, quarantined, in_transit or incoming for a correction (a
+	// Delta with reason correction, a DiscrepancyID and a Basis), which
+	// always returns a *PendingApprovalError.
+	Counter string
+	Basis   string
 }
 
 // ErrPendingApproval is what a *PendingApprovalError unwraps to.
@@ -74,7 +82,8 @@ func (a *adjustAnswer) UnmarshalJSON(b []byte) error {
 // returns a *PendingApprovalError (errors.Is ErrPendingApproval) holding
 // the approval to wait for.
 func (c *Client) Adjust(ctx context.Context, p AdjustParams) (Position, error) {
-	req := adjustmentRequest{SKU: p.SKU, Location: p.Location, Pool: p.Pool, Reason: p.Reason, Reference: p.Reference}
+	req := adjustmentRequest{SKU: p.SKU, Location: p.Location, Pool: p.Pool, Reason: p.Reason, Reference: p.Reference,
+		DiscrepancyID: p.DiscrepancyID, Counter: p.Counter, Basis: p.Basis}
 	if p.Set {
 		req.SetOnHand, req.ExpectedOnHand = &p.SetOnHand, &p.ExpectedOnHand
 	} else {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"net/http"
+	"net/url"
 )
 
 // CreateLocationParams are the arguments of Client.CreateLocation.
@@ -42,4 +43,12 @@ func inactiveFlag(inactive bool) *bool {
 	}
 	active := false
 	return &active
+}
+
+// GetLocation reads a location; its ETag is what UpdateLocation's IfMatch
+// takes.
+func (c *Client) GetLocation(ctx context.Context, location string) (Location, error) {
+	var out Location
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/locations/" + url.PathEscape(location), out: &out, etag: &out.ETag})
+	return out, err
 }

@@ -70,6 +70,27 @@ func (c *Client) UpdateReplenishmentDefaults(ctx context.Context, idempotencyKey
 	return out, err
 }
 
+// GetReplenishmentDefaults reads the deployment's defaults in effect; their
+// ETag is what UpdateReplenishmentDefaultsIf takes.
+func (c *Client) GetReplenishmentDefaults(ctx context.Context) (ReplenishmentDefaults, error) {
+	var out ReplenishmentDefaults
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/settings/replenishment", out: &out, etag: &out.ETag})
+	return out, err
+}
+
+// UpdateReplenishmentDefaultsIf is UpdateReplenishmentDefaults applied
+// only if the defaults are still at the version ifMatch names (their ETag
+// as last read), else precondition_failed.
+func (c *Client) UpdateReplenishmentDefaultsIf(ctx context.Context, idempotencyKey, ifMatch string, d stockd.ReplenishmentDefaults) (ReplenishmentDefaults, error) {
+	var out ReplenishmentDefaults
+	replayed, err := c.do(ctx, call{
+		method: http.MethodPatch, path: "/v1/settings/replenishment", key: keyOrRandom(idempotencyKey), body: d, out: &out,
+		ifMatch: ifMatch, etag: &out.ETag,
+	})
+	out.Replayed = replayed
+	return out, err
+}
+
 // ImportDemandHistory stores past daily demand, at most
 // stockd.DemandHistoryRowsMax rows a call.
 func (c *Client) ImportDemandHistory(ctx context.Context, rows []stockd.DemandDay) (DemandHistoryImported, error) {

@@ -16,6 +16,10 @@ type UpdateLocationParams struct {
 	Name           *string
 	Priority       *int64
 	Active         *bool
+	// IfMatch, when set, is the ETag of the location as last read
+	// (Location.ETag): the change applies only if no one changed the
+	// location since, else precondition_failed.
+	IfMatch string
 }
 
 // UpdateLocation changes a location's settings.
@@ -24,6 +28,7 @@ func (c *Client) UpdateLocation(ctx context.Context, p UpdateLocationParams) (Lo
 	replayed, err := c.do(ctx, call{
 		method: http.MethodPatch, path: "/v1/locations/" + url.PathEscape(p.Location), key: keyOrRandom(p.IdempotencyKey),
 		body: locationUpdateRequest{Name: p.Name, Priority: p.Priority, Active: p.Active}, out: &out,
+		ifMatch: p.IfMatch, etag: &out.ETag,
 	})
 	out.Replayed = replayed
 	return out, err
@@ -39,6 +44,8 @@ type UpdateSKUParams struct {
 	ApprovalThreshold *int64
 	// Replenishment changes the replenishment settings it sets.
 	Replenishment stockd.ReplenishmentSettings
+	// IfMatch, when set, is the ETag of the SKU as last read (SKU.ETag).
+	IfMatch string
 }
 
 // UpdateSKU changes a SKU's settings.
@@ -47,6 +54,7 @@ func (c *Client) UpdateSKU(ctx context.Context, p UpdateSKUParams) (SKU, error) 
 	replayed, err := c.do(ctx, call{
 		method: http.MethodPatch, path: "/v1/skus/" + url.PathEscape(p.SKU), key: keyOrRandom(p.IdempotencyKey),
 		body: skuUpdateRequest{Name: p.Name, Deduction: p.Deduction, ApprovalThreshold: p.ApprovalThreshold, ReplenishmentSettings: p.Replenishment}, out: &out,
+		ifMatch: p.IfMatch, etag: &out.ETag,
 	})
 	out.Replayed = replayed
 	return out, err

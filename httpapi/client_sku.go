@@ -35,7 +35,7 @@ func (c *Client) CreateSKU(ctx context.Context, p CreateSKUParams) (SKU, error) 
 // GetSKU reads a SKU.
 func (c *Client) GetSKU(ctx context.Context, sku string) (SKU, error) {
 	var out SKU
-	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/skus/" + url.PathEscape(sku), out: &out})
+	_, err := c.do(ctx, call{method: http.MethodGet, path: "/v1/skus/" + url.PathEscape(sku), out: &out, etag: &out.ETag})
 	return out, err
 }
 

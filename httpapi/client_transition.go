@@ -38,12 +38,34 @@ func (c *Client) Release(ctx context.Context, p ReleaseParams) (Reservation, err
 type FulfilParams struct {
 	IdempotencyKey string
 	ID             string
+	// Lines, when given, ship only these quantities of the reservation's
+	// lines (a line named by its SKU, and location and pool where the SKU
+	// sits on several); empty ships everything left.
+	Lines []FulfilLine
 }
 
-// Fulfil moves a confirmed reservation to fulfilled (committed leaves
-// on_hand: shipped).
+// FulfilLine is one line of a partial shipment.
+type FulfilLine struct {
+	SKU      string
+	Location string
+	Pool     string
+	Quantity int64
+}
+
+// Fulfil ships a confirmed reservation: everything left (it is then
+// fulfilled), or the quantities of Lines (it stays confirmed until nothing
+// is left to ship). Committed stock leaves on_hand.
 func (c *Client) Fulfil(ctx context.Context, p FulfilParams) (Reservation, error) {
-	return c.transition(ctx, p.ID, "fulfil", p.IdempotencyKey, nil)
+	var body any
+	if len(p.Lines) > 0 {
+		req := fulfilRequest{}
+		for _, l := range p.Lines {
+			q := l.Quantity
+			req.Lines = append(req.Lines, returnLineRequest{SKU: l.SKU, Location: l.Location, Pool: l.Pool, Quantity: &q})
+		}
+		body = req
+	}
+	return c.transition(ctx, p.ID, "fulfil", p.IdempotencyKey, body)
 }
 
 func (c *Client) transition(ctx context.Context, id, verb, key string, body any) (Reservation, error) {

@@ -17,13 +17,20 @@ import (
 // and the ledger.
 func (h *harness) plantDrift(sku string, onHand int64) {
 	h.t.Helper()
+	h.plantCounters(sku, stockd.Counters{OnHand: onHand})
+}
+
+// plantCounters writes every counter of sku's default position straight
+// into the snapshot, bypassing the engine and the ledger.
+func (h *harness) plantCounters(sku string, counters stockd.Counters) {
+	h.t.Helper()
 	ctx := context.Background()
 	tx, err := h.store.Begin(ctx)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	k := stockd.PositionKey{SKU: sku, Location: stockd.LocationDefault, Pool: stockd.PoolDefault}
-	if err := tx.Write(ctx, &stockd.BatchWrites{Positions: []stockd.Position{{PositionKey: k, Counters: stockd.Counters{OnHand: onHand}}}}); err != nil {
+	if err := tx.Write(ctx, &stockd.BatchWrites{Positions: []stockd.Position{{PositionKey: k, Counters: counters}}}); err != nil {
 		h.t.Fatal(err)
 	}
 	if err := tx.Commit(ctx); err != nil {

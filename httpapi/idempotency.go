@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/stockd/stockd"
 )
@@ -61,5 +62,11 @@ func requestHash(r *http.Request, decoded any) string {
 	h.Write([]byte(r.URL.Path))
 	h.Write([]byte{'\n'})
 	h.Write(canonical)
+	// A condition is part of the request: the same change under another
+	// If-Match is another request. Absent, the fingerprint is what it was
+	// before conditions existed, so stored keys still replay.
+	if v := r.Header.Values(headerIfMatch); len(v) > 0 {
+		h.Write([]byte("\n" + headerIfMatch + ": " + strings.Join(v, ", ")))
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }

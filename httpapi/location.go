@@ -11,6 +11,7 @@ func (s *Server) locationRoutes() []route {
 	return []route{
 		{"POST /v1/locations", "location_create", stockd.ScopeAdmin, s.createLocation},
 		{"GET /v1/locations", "location_list", stockd.ScopeRead, s.listLocations},
+		{"GET /v1/locations/{location}", "location_get", stockd.ScopeRead, s.getLocation},
 	}
 }
 
@@ -24,6 +25,8 @@ type Location struct {
 	CreatedAt time.Time `json:"created_at"`
 	// Replayed: see SKU.Replayed.
 	Replayed bool `json:"-"`
+	// ETag: see SKU.ETag.
+	ETag string `json:"-"`
 }
 
 // LocationList is the answer of GET /v1/locations.
@@ -74,4 +77,33 @@ func (s *Server) listLocations(w http.ResponseWriter, r *http.Request) {
 		out.Locations = append(out.Locations, locationOut(l))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// getLocation answers one location, with the version of its settings as
+// the ETag a PATCH may name in If-Match. Locations are few (every batch
+// reads them all), so it reads the list rather than widen the store.
+func (s *Server) getLocation(w http.ResponseWriter, r *http.Request) {
+	id, verr := pathIdentifier(r, "location")
+	if verr != nil {
+		writeProblem(w, verr)
+		return
+	}
+	version, err := s.settingsVersion(r.Context(), stockd.DocSettings, stockd.SettingsID("location", id))
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	locations, err := s.store.LocationList(r.Context())
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
+	for _, l := range locations {
+		if l.ID == id {
+			w.Header().Set(headerETag, etag(version))
+			writeJSON(w, http.StatusOK, locationOut(l))
+			return
+		}
+	}
+	writeProblem(w, stockd.Errorf(stockd.CodeUnknownLocation, "location %q is unknown", id))
 }

@@ -30,6 +30,9 @@ type mutation struct {
 	// submit, when set, decides the command instead of the engine (the
 	// Redis gate); it receives the command before normalization.
 	submit func(context.Context, stockd.Command) (stockd.Result, error)
+	// headers, when set, adds headers of a successful result's answer (the
+	// ETag of a settings change).
+	headers func(http.Header, stockd.Result)
 }
 
 // objectOut renders an operation's answer (Result.Object, the domain's
@@ -155,6 +158,9 @@ func (s *Server) mutate(w http.ResponseWriter, r *http.Request, m mutation) {
 		status = http.StatusAccepted
 	case result.Created:
 		status = http.StatusCreated
+	}
+	if m.headers != nil {
+		m.headers(w.Header(), result)
 	}
 	writeJSON(w, status, m.answer(result))
 }

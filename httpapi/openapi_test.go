@@ -223,7 +223,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		for _, path := range []string{
 			"/v1/skus/A", "/v1/skus", "/v1/locations", "/v1/stock/A", "/v1/reservations/" + pending.ID, "/v1/reservations?key=pending",
 			"/v1/ledger?sku=A", "/v1/events", "/v1/requests/receipt-L1", "/healthz",
-			"/v1/discrepancies", "/v1/discrepancies/1",
+			"/v1/discrepancies", "/v1/discrepancies/1", "/v1/locations/L1",
 		} {
 			for _, fault := range []string{faultInternal, faultCancelled, faultTimeout, faultDown} {
 				h.sendHeaders("GET", path, nil, map[string]string{headerTestFault: fault})
@@ -231,6 +231,8 @@ func TestOpenAPIResponses(t *testing.T) {
 		}
 
 		exerciseForms(h)
+		exercisePreconditions(h)
+		exercisePartialFulfil(h)
 		exerciseDiscrepancies(h)
 		exerciseCounts(h)
 		exerciseImports(h)

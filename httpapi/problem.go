@@ -104,6 +104,7 @@ var codeInfo = map[string]struct {
 	stockd.CodeInvalidCSV:          {http.StatusBadRequest, "Invalid CSV"},
 	stockd.CodeImportIncomplete:    {http.StatusConflict, "Import incomplete"},
 	stockd.CodeAsOfArchived:        {http.StatusBadRequest, "As of archived"},
+	stockd.CodePreconditionFailed:  {http.StatusPreconditionFailed, "Precondition failed"},
 }
 
 // retryAfterSeconds is the Retry-After of the answers that say "later":

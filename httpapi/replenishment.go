@@ -110,6 +110,9 @@ type ReplenishmentDefaults struct {
 	ColdStartMeanDaily   float64 `json:"cold_start_mean_daily"`
 	ColdStartStddevDaily float64 `json:"cold_start_stddev_daily"`
 	Replayed             bool    `json:"-"`
+	// ETag is set by Client from the answer's header: the version of the
+	// defaults, for If-Match. Never in the body.
+	ETag string `json:"-"`
 }
 
 func settingsUsedOut(e stockd.Effective) ReplenishmentSettingsUsed {
@@ -263,11 +266,17 @@ func (s *Server) skuReplenishmentSettings(ctx context.Context, sku string) (stoc
 }
 
 func (s *Server) getReplenishmentDefaults(w http.ResponseWriter, r *http.Request) {
+	version, err := s.settingsVersion(r.Context(), stockd.DocReplenishmentDefaults, stockd.ReplenishmentDefaultsID)
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
 	d, err := evaluate.Defaults(r.Context(), s.store)
 	if err != nil {
 		s.failure(w, r, err)
 		return
 	}
+	w.Header().Set(headerETag, etag(version))
 	writeJSON(w, http.StatusOK, defaultsOut(d))
 }
 
@@ -276,8 +285,13 @@ func (s *Server) updateReplenishmentDefaults(w http.ResponseWriter, r *http.Requ
 	s.mutate(w, r, mutation{
 		body: &req,
 		command: func() (stockd.Command, *stockd.Error) {
-			return stockd.Command{Op: &stockd.ReplenishmentDefaultsUpdate{Defaults: req}}, nil
+			version, verr := ifMatch(r)
+			if verr != nil {
+				return stockd.Command{}, verr
+			}
+			return stockd.Command{Op: &stockd.ReplenishmentDefaultsUpdate{Defaults: req, IfMatch: version}}, nil
 		},
-		answer: objectOut(defaultsOut),
+		answer:  objectOut(defaultsOut),
+		headers: versionHeader,
 	})
 }

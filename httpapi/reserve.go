@@ -28,7 +28,11 @@ type ReservationLine struct {
 	// Bundle names the bundle SKU a component line was reserved for.
 	Bundle   string `json:"bundle,omitempty"`
 	Refunded int64  `json:"refunded,omitempty"`
-	Returned int64  `json:"returned,omitempty"`
+	// Shipped is what left in shipments: all of what was not refunded
+	// once the reservation is fulfilled, part of it after a partial
+	// fulfil.
+	Shipped  int64 `json:"shipped,omitempty"`
+	Returned int64 `json:"returned,omitempty"`
 }
 
 // Reservation holds stock for an order.
@@ -90,7 +94,7 @@ func reservationOut(r stockd.Reservation) Reservation {
 	for _, l := range r.Lines {
 		out.Lines = append(out.Lines, ReservationLine{
 			SKU: l.SKU, Quantity: l.Quantity, Location: l.Location, Pool: l.Pool,
-			Bundle: l.Bundle, Refunded: l.Refunded, Returned: l.Returned,
+			Bundle: l.Bundle, Refunded: l.Refunded, Shipped: l.Shipped, Returned: l.Returned,
 		})
 	}
 	return out

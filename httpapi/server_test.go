@@ -71,8 +71,9 @@ func TestEveryCodeHasOneStatus(t *testing.T) {
 		stockd.CodeDuplicateOrder: 409, stockd.CodeDuplicateReference: 409,
 		stockd.CodeGateUnavailable: 503, stockd.CodeGateClosed: 409, stockd.CodeNotPersisted: 503,
 		stockd.CodeInvalidCSV: 400, stockd.CodeImportIncomplete: 409,
-		stockd.CodeAsOfArchived: 400,
-		stockd.CodeAnswerPruned: 422,
+		stockd.CodeAsOfArchived:       400,
+		stockd.CodeAnswerPruned:       422,
+		stockd.CodePreconditionFailed: 412,
 	}
 	for code, status := range want {
 		if got := statusOf(code); got != status {

@@ -37,7 +37,11 @@ func (s *Server) updateLocation(w http.ResponseWriter, r *http.Request) {
 			if verr != nil {
 				return stockd.Command{}, verr
 			}
-			op := &stockd.LocationUpdate{ID: id, Name: req.Name, Active: req.Active}
+			version, verr := ifMatch(r)
+			if verr != nil {
+				return stockd.Command{}, verr
+			}
+			op := &stockd.LocationUpdate{ID: id, Name: req.Name, Active: req.Active, IfMatch: version}
 			if req.Priority != nil {
 				if *req.Priority < 0 || *req.Priority > stockd.LocationPriorityMax {
 					return stockd.Command{}, stockd.InvalidField("priority", "must be from 0 to %d", stockd.LocationPriorityMax)
@@ -47,7 +51,8 @@ func (s *Server) updateLocation(w http.ResponseWriter, r *http.Request) {
 			}
 			return stockd.Command{Op: op}, nil
 		},
-		answer: func(res stockd.Result) any { return locationOut(*res.Location) },
+		answer:  func(res stockd.Result) any { return locationOut(*res.Location) },
+		headers: versionHeader,
 	})
 }
 
@@ -60,8 +65,12 @@ func (s *Server) updateSKU(w http.ResponseWriter, r *http.Request) {
 			if verr != nil {
 				return stockd.Command{}, verr
 			}
+			version, verr := ifMatch(r)
+			if verr != nil {
+				return stockd.Command{}, verr
+			}
 			op := &stockd.SKUUpdate{ID: id, Name: req.Name, Deduction: req.Deduction, ApprovalThreshold: req.ApprovalThreshold,
-				Replenishment: req.ReplenishmentSettings}
+				Replenishment: req.ReplenishmentSettings, IfMatch: version}
 			return stockd.Command{Op: op}, nil
 		},
 		answer: func(res stockd.Result) any {
@@ -76,5 +85,6 @@ func (s *Server) updateSKU(w http.ResponseWriter, r *http.Request) {
 			}
 			return out
 		},
+		headers: versionHeader,
 	})
 }

@@ -67,6 +67,10 @@ type SKU struct {
 	// Replayed is set by Client when the answer is the stored answer of an
 	// earlier request with the same idempotency key; never on the wire.
 	Replayed bool `json:"-"`
+	// ETag is set by Client from the answer's header on a read or a change
+	// of one SKU: the version of its settings, for If-Match. Never in the
+	// body.
+	ETag string `json:"-"`
 }
 
 type skuRequest struct {
@@ -111,6 +115,11 @@ func (s *Server) getSKU(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, verr)
 		return
 	}
+	version, err := s.settingsVersion(r.Context(), stockd.DocSettings, stockd.SettingsID("sku", id))
+	if err != nil {
+		s.failure(w, r, err)
+		return
+	}
 	sku, err := s.store.SKUGet(r.Context(), id)
 	if errors.Is(err, stockd.ErrNotFound) {
 		writeProblem(w, stockd.Errorf(stockd.CodeUnknownSKU, "sku %q is unknown", id))
@@ -127,5 +136,6 @@ func (s *Server) getSKU(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Replenishment = &settings
+	w.Header().Set(headerETag, etag(version))
 	writeJSON(w, http.StatusOK, out)
 }

@@ -18,6 +18,13 @@ type releaseRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// fulfilRequest ships part of a confirmed reservation when it names
+// lines, each as a return names one; without lines (or without a body)
+// the fulfil ships everything left.
+type fulfilRequest struct {
+	Lines []returnLineRequest `json:"lines,omitempty"`
+}
+
 func (s *Server) confirmReservation(w http.ResponseWriter, r *http.Request) {
 	s.transition(w, r, stockd.KindConfirm)
 }
@@ -30,14 +37,19 @@ func (s *Server) releaseReservation(w http.ResponseWriter, r *http.Request) {
 	s.transition(w, r, stockd.KindRelease)
 }
 
-// transition serves confirm, release and fulfil. Only release reads a
-// field (the reason); the others take an empty body or {}.
+// transition serves confirm, release and fulfil. Release reads the
+// reason, fulfil the lines of a partial shipment; confirm takes an empty
+// body or {}.
 func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.CommandKind) {
 	var release releaseRequest
+	var fulfil fulfilRequest
 	var empty emptyRequest
 	body := any(&empty)
-	if kind == stockd.KindRelease {
+	switch kind {
+	case stockd.KindRelease:
 		body = &release
+	case stockd.KindFulfil:
+		body = &fulfil
 	}
 	s.mutate(w, r, mutation{
 		body:         body,
@@ -47,7 +59,20 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason}}, nil
+			op := &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason}
+			if fulfil.Lines != nil && (len(fulfil.Lines) == 0 || len(fulfil.Lines) > stockd.LinesPerReservationMax) {
+				// An empty list ships nothing: not "everything", which is
+				// said by leaving lines out.
+				return stockd.Command{}, stockd.InvalidField("lines", "must hold 1 to %d lines when given", stockd.LinesPerReservationMax)
+			}
+			for _, l := range fulfil.Lines {
+				q, err := requiredQuantity("lines.quantity", l.Quantity)
+				if err != nil {
+					return stockd.Command{}, err
+				}
+				op.Lines = append(op.Lines, stockd.ReturnLine{SKU: l.SKU, Location: l.Location, Pool: l.Pool, Quantity: q})
+			}
+			return stockd.Command{Op: op}, nil
 		},
 		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
 		submit: s.submitTransition,

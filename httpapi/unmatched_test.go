@@ -20,8 +20,8 @@ func TestUnmatchedAllowsRegisteredMethods(t *testing.T) {
 			status       int
 			allow        string
 		}{
-			{http.MethodDelete, "/v1/locations/default", http.StatusMethodNotAllowed, "PATCH"},
-			{http.MethodPut, "/v1/locations/default", http.StatusMethodNotAllowed, "PATCH"},
+			{http.MethodDelete, "/v1/locations/default", http.StatusMethodNotAllowed, "GET, PATCH"},
+			{http.MethodPut, "/v1/locations/default", http.StatusMethodNotAllowed, "GET, PATCH"},
 			{http.MethodDelete, "/v1/skus/A", http.StatusMethodNotAllowed, "GET, PATCH"},
 			{http.MethodPatch, "/v1/skus", http.StatusMethodNotAllowed, "GET, POST"},
 			{http.MethodPatch, "/v1/locations", http.StatusMethodNotAllowed, "GET, POST"},

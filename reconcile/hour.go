@@ -55,9 +55,9 @@ func (r *Reconciler) hourFindings(ctx context.Context, a store.AuditReader, run 
 		var held stockd.Counters
 		for _, l := range res.Lines {
 			if res.Status == stockd.StatusPending {
-				held.Reserved += l.Quantity - l.Refunded
+				held.Reserved += l.Unshipped()
 			} else {
-				held.Committed += l.Quantity - l.Refunded
+				held.Committed += l.Unshipped()
 			}
 		}
 		switch {
@@ -67,7 +67,7 @@ func (r *Reconciler) hourFindings(ctx context.Context, a store.AuditReader, run 
 					res.ID, now.Sub(res.ExpiresAt).Round(1e9), res.ExpiresAt.Format("2006-01-02T15:04:05Z07:00"))})
 		case res.Status == stockd.StatusConfirmed && !now.Before(res.UpdatedAt.Add(r.cfg.UnshippedAge)):
 			findings = append(findings, stockd.Finding{Kind: stockd.DiscrepancyUnshipped, Subject: res.ID, Actual: held,
-				Evidence: fmt.Sprintf("reservation %s was confirmed %s ago and is not shipped", res.ID, now.Sub(res.UpdatedAt).Round(1e9))})
+				Evidence: fmt.Sprintf("reservation %s was confirmed or last shipped %s ago and has %d units not shipped", res.ID, now.Sub(res.UpdatedAt).Round(1e9), held.Committed)})
 		}
 		return nil
 	})
@@ -82,8 +82,7 @@ func (r *Reconciler) hourFindings(ctx context.Context, a store.AuditReader, run 
 		if ap.Status != stockd.ApprovalPending || now.Before(ap.ExpiresAt) {
 			return nil
 		}
-		var change stockd.Counters
-		change.OnHand = ap.OnHandChange
+		change := ap.Change()
 		findings = append(findings, stockd.Finding{Kind: stockd.DiscrepancyOverdueApproval, Subject: ap.ID,
 			Position: stockd.PositionKey{SKU: ap.Adjustment.SKU, Location: ap.Adjustment.Location, Pool: ap.Adjustment.Pool},
 			Actual:   change,

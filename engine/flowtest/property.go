@@ -25,10 +25,13 @@ type flowModel struct {
 }
 
 type flowReservation struct {
-	key                          stockd.PositionKey
-	status                       stockd.ReservationStatus
-	quantity, refunded, returned int64
+	key                                   stockd.PositionKey
+	status                                stockd.ReservationStatus
+	quantity, refunded, shipped, returned int64
 }
+
+// unshipped is what a confirmed reservation still holds.
+func (res *flowReservation) unshipped() int64 { return res.quantity - res.refunded - res.shipped }
 
 type flowTransfer struct {
 	from, to    stockd.PositionKey
@@ -141,13 +144,35 @@ func (r *flowRun) fulfil(t *rapid.T) {
 	switch res.status {
 	case stockd.StatusConfirmed:
 		expect(t, "fulfil", got, "")
-		held := res.quantity - res.refunded
+		held := res.unshipped()
 		r.model.add(res.key, stockd.Counters{Committed: -held, OnHand: -held})
+		res.shipped += held
 		res.status = stockd.StatusFulfilled
 	case stockd.StatusFulfilled:
 		expect(t, "fulfil again", got, "")
 	default:
 		expect(t, "fulfil "+string(res.status), got, stockd.CodeInvalidTransition)
+	}
+}
+
+// ship fulfils part of a reservation: a confirmed one ships what it still
+// holds, and is fulfilled once nothing is left.
+func (r *flowRun) ship(t *rapid.T) {
+	id, res := pick(t, r.model.reservations, "reservation")
+	q := rapid.Int64Range(1, 5).Draw(t, "quantity")
+	got := r.submit(t, stockd.Command{Op: &stockd.Transition{Action: stockd.KindFulfil, ReservationID: id,
+		Lines: []stockd.ReturnLine{{SKU: res.key.SKU, Quantity: q}}}})
+	switch {
+	case res.status != stockd.StatusConfirmed:
+		expect(t, "ship part of a "+string(res.status), got, stockd.CodeInvalidTransition)
+	case q > res.unshipped():
+		expect(t, "ship beyond the line", got, stockd.CodeQuantityExceeded)
+	default:
+		expect(t, "ship part", got, "")
+		r.model.add(res.key, stockd.Counters{Committed: -q, OnHand: -q})
+		if res.shipped += q; res.unshipped() == 0 {
+			res.status = stockd.StatusFulfilled
+		}
 	}
 }
 
@@ -160,14 +185,19 @@ func (r *flowRun) giveBack(t *rapid.T) {
 	}})
 	switch res.status {
 	case stockd.StatusConfirmed:
-		if q > res.quantity-res.refunded {
+		if q > res.unshipped() {
 			expect(t, "refund", got, stockd.CodeQuantityExceeded)
 			return
 		}
 		expect(t, "refund", got, "")
 		r.model.add(res.key, stockd.Counters{Committed: -q})
-		if res.refunded += q; res.refunded == res.quantity {
+		res.refunded += q
+		switch {
+		case res.refunded == res.quantity:
 			res.status = stockd.StatusReleased
+		case res.unshipped() == 0:
+			// Part shipped, the rest refunded.
+			res.status = stockd.StatusFulfilled
 		}
 	case stockd.StatusFulfilled:
 		if q > res.quantity-res.refunded-res.returned {
@@ -393,6 +423,7 @@ func testFlowProperty(t *testing.T, h *Harness) {
 			"receive":          r.receive,
 			"sell":             r.sell,
 			"fulfil":           r.fulfil,
+			"ship part":        r.ship,
 			"give back":        r.giveBack,
 			"quarantine":       r.quarantine,
 			"transfer":         r.transfer,

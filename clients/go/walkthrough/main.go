@@ -151,7 +151,7 @@ func order(ctx context.Context, c *stockdclient.ClientWithResponses) error {
 	if err != nil {
 		return err
 	}
-	fulfilled, err := answered(c.ReservationFulfilWithResponse(ctx, id, &stockdclient.ReservationFulfilParams{IdempotencyKey: "ship-1001"}, stockdclient.EmptyRequest{})).want("fulfil", http.StatusOK)
+	fulfilled, err := answered(c.ReservationFulfilWithResponse(ctx, id, &stockdclient.ReservationFulfilParams{IdempotencyKey: "ship-1001"}, stockdclient.FulfilRequest{})).want("fulfil", http.StatusOK)
 	if err != nil {
 		return err
 	}
