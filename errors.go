@@ -101,6 +101,9 @@ type Error struct {
 	// (the reservation) and duplicate_reference (the business id of the
 	// first document).
 	ExistingID string `json:"existing_id,omitempty"`
+	// ExceptionID names the exception a late confirm's
+	// reservation_expired recorded (or found recorded).
+	ExceptionID string `json:"exception_id,omitempty"`
 }
 
 // Shortfall describes one line that could not be served.

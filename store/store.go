@@ -266,6 +266,28 @@ type Store interface {
 	// p.After in ID order, at most p.Limit (stockd.PageSizeDefault when
 	// zero, never above stockd.PageSizeMax).
 	WebhookDeliveryList(ctx context.Context, p WebhookDeliveryListParams) ([]stockd.WebhookDelivery, error)
+
+	// Exceptions (stockd.Exception) are written by batches, through the
+	// engine; these read them.
+
+	// ExceptionGet returns one exception, or an error wrapping
+	// stockd.ErrNotFound.
+	ExceptionGet(ctx context.Context, id string) (stockd.Exception, error)
+	// ExceptionList returns exceptions with ID > p.After matching the
+	// filters, in ID order (handling order), at most p.Limit
+	// (stockd.PageSizeDefault when zero, never above stockd.PageSizeMax).
+	ExceptionList(ctx context.Context, p ExceptionListParams) ([]stockd.Exception, error)
+	// ExceptionOpenCounts counts the open exceptions by kind.
+	ExceptionOpenCounts(ctx context.Context) (map[string]int64, error)
+}
+
+// ExceptionListParams selects a page of exceptions; empty filters match
+// everything.
+type ExceptionListParams struct {
+	Kind   string
+	Status string
+	After  string
+	Limit  int
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.

@@ -17,6 +17,7 @@ import (
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/store"
 	"github.com/stockd/stockd/store/postgres/pgtest"
+	"github.com/stockd/stockd/store/storetest"
 )
 
 func TestInterpretError(t *testing.T) {
@@ -446,3 +447,11 @@ func BenchmarkBatchReserve(b *testing.B) {
 
 // auditOf reads the audit streams outside a snapshot, for tests.
 func auditOf(s *Store) auditReader { return auditReader{q: s.pool} }
+
+func TestExceptionsBackfill(t *testing.T) {
+	s := newTestStore(t)
+	storetest.ExceptionsBackfill(t, s, func() error {
+		_, err := s.pool.Exec(t.Context(), `DROP TABLE exceptions; DELETE FROM schema_migrations WHERE version = 13`)
+		return err
+	})
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/storetest"
 )
 
 func TestParseURL(t *testing.T) {
@@ -681,3 +682,11 @@ func sqliteCode(err error) int {
 
 // auditOf reads the audit streams outside a snapshot, for tests.
 func auditOf(s *Store) auditReader { return auditReader{q: s.reader} }
+
+func TestExceptionsBackfill(t *testing.T) {
+	s := newTestStore(t)
+	storetest.ExceptionsBackfill(t, s, func() error {
+		_, err := s.writer.ExecContext(t.Context(), `DROP TABLE exceptions; DELETE FROM schema_migrations WHERE version = 13`)
+		return err
+	})
+}
