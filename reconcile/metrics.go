@@ -14,8 +14,8 @@ type metrics struct {
 	// from stockd.ExceptionKinds: refreshed with the discrepancies, as
 	// both are records a person works through.
 	exceptionsOpen *prometheus.GaugeVec
-	runs       *prometheus.CounterVec
-	findings   *prometheus.CounterVec
+	runs           *prometheus.CounterVec
+	findings       *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
