@@ -209,10 +209,15 @@ func (r *ExceptionResolve) decide(s *BatchState, c *Command) Result {
 
 // lateConfirm decides a confirm that found its reservation expired (by the
 // clock in this batch, or earlier by the expiry worker): it re-reserves
-// when asked to and able, and otherwise records the late payment.
+// when asked to and able, and otherwise records the late payment. The
+// first late confirm decides: after an exception, every later one names it.
 func (tr *Transition) lateConfirm(s *BatchState, c *Command, res *Reservation) Result {
 	refusal := Errorf(CodeReservationExpired, "reservation %q expired before it was confirmed", res.ID)
-	if tr.OnLate == OnLateReReserve {
+	// Once an exception records the late payment, a person handles it: a
+	// later confirm, re_reserve or not, answers the same exception rather
+	// than booking stock behind the handler's back.
+	_, recorded := s.ExceptionKeys[ExceptionKey{Kind: ExceptionLatePayment, ReservationID: res.ID}]
+	if tr.OnLate == OnLateReReserve && !recorded {
 		err := s.reReserve(res, c.Actor)
 		if err == nil {
 			return Result{Reservation: res.snapshot(), ReReserved: true}

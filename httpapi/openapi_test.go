@@ -251,6 +251,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseAlerts(h)
 		exerciseReplenishment(h)
 		exerciseWebhooks(h)
+		exerciseExceptions(h)
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)

@@ -35,6 +35,9 @@ type Problem struct {
 	// (the reservation) and duplicate_reference (the first document's
 	// business id).
 	ExistingID string `json:"existing_id,omitempty"`
+	// ExceptionID names the exception a late confirm's reservation_expired
+	// recorded (GET /v1/exceptions/{id}).
+	ExceptionID string `json:"exception_id,omitempty"`
 	// Instance names this occurrence: for internal errors, the incident
 	// id under which the server's log holds the details.
 	Instance string `json:"instance,omitempty"`
@@ -137,6 +140,7 @@ func problemOf(e *stockd.Error) Problem {
 		Field:             e.Field,
 		ReservationStatus: string(e.Status),
 		ExistingID:        e.ExistingID,
+		ExceptionID:       e.ExceptionID,
 	}
 	for _, l := range e.Lines {
 		p.Lines = append(p.Lines, ProblemLine(l))
@@ -146,7 +150,7 @@ func problemOf(e *stockd.Error) Problem {
 
 // errorOf turns a problem back into the domain error, for Client.
 func errorOf(p Problem) *stockd.Error {
-	e := &stockd.Error{Code: p.Code, Message: p.Detail, Field: p.Field, Status: stockd.ReservationStatus(p.ReservationStatus), ExistingID: p.ExistingID}
+	e := &stockd.Error{Code: p.Code, Message: p.Detail, Field: p.Field, Status: stockd.ReservationStatus(p.ReservationStatus), ExistingID: p.ExistingID, ExceptionID: p.ExceptionID}
 	for _, l := range p.Lines {
 		e.Lines = append(e.Lines, stockd.Shortfall(l))
 	}

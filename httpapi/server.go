@@ -225,6 +225,7 @@ func (s *Server) routes() []route {
 		s.auditEventRoutes(),
 		s.gateRoutes(),
 		s.webhookRoutes(),
+		s.exceptionRoutes(),
 	)
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/stockd/stockd"
 )
@@ -18,6 +19,15 @@ type releaseRequest struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// confirmRequest is what a confirm may say about a payment that arrives
+// late: on_late (exception, the default, or re_reserve), the payment's
+// reference and time, kept by the exception a late confirm records.
+type confirmRequest struct {
+	OnLate           string     `json:"on_late,omitempty"`
+	PaymentReference string     `json:"payment_reference,omitempty"`
+	PaidAt           *time.Time `json:"paid_at,omitempty"`
+}
+
 func (s *Server) confirmReservation(w http.ResponseWriter, r *http.Request) {
 	s.transition(w, r, stockd.KindConfirm)
 }
@@ -30,14 +40,19 @@ func (s *Server) releaseReservation(w http.ResponseWriter, r *http.Request) {
 	s.transition(w, r, stockd.KindRelease)
 }
 
-// transition serves confirm, release and fulfil. Only release reads a
-// field (the reason); the others take an empty body or {}.
+// transition serves confirm, release and fulfil. Release reads a reason,
+// confirm what to do when it comes late (confirmRequest); fulfil takes an
+// empty body or {}.
 func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.CommandKind) {
 	var release releaseRequest
+	var confirm confirmRequest
 	var empty emptyRequest
 	body := any(&empty)
-	if kind == stockd.KindRelease {
+	switch kind {
+	case stockd.KindRelease:
 		body = &release
+	case stockd.KindConfirm:
+		body = &confirm
 	}
 	s.mutate(w, r, mutation{
 		body:         body,
@@ -47,9 +62,14 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			return stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason}}, nil
+			return stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason,
+				OnLate: confirm.OnLate, PaymentReference: confirm.PaymentReference, PaidAt: confirm.PaidAt}}, nil
 		},
-		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
+		answer: func(res stockd.Result) any {
+			out := reservationOut(*res.Reservation)
+			out.ReReserved = res.ReReserved
+			return out
+		},
 		submit: s.submitTransition,
 	})
 }
