@@ -272,7 +272,7 @@ func (s *BatchState) reReserve(res *Reservation, actor string) *Error {
 	if len(short) > 0 {
 		return &Error{Code: CodeInsufficientStock, Message: "not enough stock for every line", Lines: short}
 	}
-	req := reReserveRequest(res)
+	req := s.reReserveRequest(res)
 	charges, err := s.limitCheck(req)
 	if err != nil {
 		return err
@@ -295,26 +295,67 @@ func (s *BatchState) reReserve(res *Reservation, actor string) *Error {
 	return nil
 }
 
-// reReserveRequest is the reservation as the reserve that would place its
-// lines where they are: what its purchase limits count.
-func reReserveRequest(res *Reservation) *Reserve {
+// reReserveRequest is the reservation as the reserve that placed its lines
+// asked for them: what its purchase limits count. A bundle's component
+// lines count as the bundle, as they did when reserved (the bundle's
+// definition is locked, lateTouches).
+func (s *BatchState) reReserveRequest(res *Reservation) *Reserve {
 	req := &Reserve{CustomerID: res.CustomerID, OrderID: res.OrderID, ID: res.ID, Commit: true}
+	type group struct{ bundle, pool string }
+	components := map[group]map[string]int64{}
+	var groups []group
 	for _, l := range res.Lines {
-		if held := l.Quantity - l.Refunded; held > 0 {
+		held := l.Quantity - l.Refunded
+		if held <= 0 {
+			continue
+		}
+		if l.Bundle == "" {
 			req.Lines = append(req.Lines, LineRequest{SKU: l.SKU, Quantity: held, Location: l.Location, Pool: l.Pool})
+			continue
+		}
+		g := group{bundle: l.Bundle, pool: l.Pool}
+		if components[g] == nil {
+			components[g] = map[string]int64{}
+			groups = append(groups, g)
+		}
+		components[g][l.SKU] += held
+	}
+	for _, g := range groups {
+		var b Bundle
+		if !s.docGet(DocBundle, g.bundle, &b) || len(b.Components) == 0 {
+			continue
+		}
+		first := b.Components[0]
+		if q := components[g][first.SKU] / first.Quantity; q > 0 {
+			req.Lines = append(req.Lines, LineRequest{SKU: g.bundle, Quantity: q, Pool: g.pool})
 		}
 	}
 	return req
 }
 
 // lateTouches adds what a late confirm of r may read: its order's holder,
-// its exception, and the purchase limits a re-reserve counts against.
+// its exception, and the purchase limits (with the bundle definitions
+// that say what they count) a re-reserve counts against.
 func lateTouches(r *Reservation, t *Touches) {
 	t.ExceptionKeys = append(t.ExceptionKeys, ExceptionKey{Kind: ExceptionLatePayment, ReservationID: r.ID})
 	if r.OrderID != "" {
 		t.Orders = append(t.Orders, r.OrderID)
 	}
-	reserveLimitTouches(reReserveRequest(r), t)
+	if r.CustomerID == "" {
+		return
+	}
+	t.Docs = append(t.Docs, DocKey{Kind: DocUsage, ID: r.CustomerID})
+	for _, l := range r.Lines {
+		sku := l.SKU
+		if l.Bundle != "" {
+			sku = l.Bundle
+			t.Docs = append(t.Docs, DocKey{Kind: DocBundle, ID: l.Bundle})
+		}
+		t.Docs = append(t.Docs, DocKey{Kind: DocLimit, ID: LimitID(LimitScopeSKU, sku)})
+		if l.Pool != PoolDefault {
+			t.Docs = append(t.Docs, DocKey{Kind: DocLimit, ID: LimitID(LimitScopeCampaign, l.Pool)})
+		}
+	}
 }
 
 // Less orders keys by kind, then reservation.
