@@ -80,6 +80,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		// latepay.go
 		{"LatePayment", testLatePayment},
 		{"LatePaymentRefusals", testLatePaymentRefusals},
+		{"LatePaymentRace", testLatePaymentRace},
 		// property.go
 		{"FlowProperty", testFlowProperty},
 	}

@@ -1,10 +1,12 @@
 package flowtest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/store"
 )
 
 func lateConfirm(id, onLate, ref string, paidAt *time.Time) stockd.Command {
@@ -129,4 +131,47 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// testLatePaymentRace: late confirms of one reservation under many keys at
+// once, half re_reserve and half the default. The first to take the
+// reservation's lock decides for all: either every answer is 409 naming
+// the one exception, or one re-reserved and the others found it confirmed.
+func testLatePaymentRace(t *testing.T, h *Harness) {
+	h.SKU("a")
+	h.Receive("a", "default", 5)
+	h.warmPool(8)
+	r := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("a", 2)}}}).Reservation
+	h.Clock.Advance(stockd.ReservationTTLDefault)
+	results := h.raceCommands(businessNumberRacers, func(i int) stockd.Command {
+		onLate := stockd.OnLateException
+		if i%2 == 0 {
+			onLate = stockd.OnLateReReserve
+		}
+		return lateConfirm(r.ID, onLate, fmt.Sprintf("pay-%d", i), nil)
+	})
+	exceptions, reReserved, confirmed := map[string]bool{}, 0, 0
+	for _, res := range results {
+		switch {
+		case res.Err != nil && res.Err.Code == stockd.CodeReservationExpired && res.Err.ExceptionID != "":
+			exceptions[res.Err.ExceptionID] = true
+		case res.Err == nil && res.Reservation.Status == stockd.StatusConfirmed:
+			confirmed++
+			if res.ReReserved {
+				reReserved++
+			}
+		default:
+			t.Fatalf("late confirm answered %+v, %v", res.Reservation, res.Err)
+		}
+	}
+	allExceptions := len(exceptions) == 1 && confirmed == 0
+	oneReReserve := len(exceptions) == 0 && reReserved == 1 && confirmed == len(results)
+	if !allExceptions && !oneReReserve {
+		t.Fatalf("%d exceptions, %d confirmed (%d re-reserved) of %d: want one exception for all, or one re-reserve", len(exceptions), confirmed, reReserved, len(results))
+	}
+	list, err := h.Store.ExceptionList(ctx, store.ExceptionListParams{Kind: stockd.ExceptionLatePayment})
+	if err != nil || len(list) != len(exceptions) {
+		t.Fatalf("stored exceptions %+v, %v; want %d", list, err, len(exceptions))
+	}
+	h.Verify()
 }
