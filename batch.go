@@ -26,15 +26,21 @@ type BatchState struct {
 	// it; References a taken business document number to its business id.
 	OrderHolders map[string]string
 	References   map[ReferenceKey]string
+	// Exceptions holds the exceptions locked (to resolve) or read by key
+	// (to find the one a retry recorded); ExceptionKeys maps a key to the
+	// id recorded under it.
+	Exceptions    map[string]*Exception
+	ExceptionKeys map[ExceptionKey]string
 
-	ordersNew map[string]string // orders taken by reservations created in this batch
-	writes    BatchWrites
-	dirty     map[PositionKey]bool
-	updated   map[string]bool
-	docsDirty map[DocKey]bool
-	locsDirty map[string]bool
-	skusDirty map[string]bool
-	results   map[string]Result // answers given in this batch, by key
+	ordersNew       map[string]string // orders taken by reservations created in this batch
+	writes          BatchWrites
+	dirty           map[PositionKey]bool
+	updated         map[string]bool
+	docsDirty       map[DocKey]bool
+	locsDirty       map[string]bool
+	skusDirty       map[string]bool
+	exceptionsDirty map[string]bool
+	results         map[string]Result // answers given in this batch, by key
 }
 
 // BatchWrites is everything a batch changes.
@@ -54,28 +60,35 @@ type BatchWrites struct {
 	Documents []Document
 	// References are the business document numbers the batch took.
 	References []BusinessReference
+	// Exceptions are the exceptions the batch recorded; ExceptionsUpdated
+	// those it resolved, by id.
+	Exceptions        []Exception
+	ExceptionsUpdated []Exception
 }
 
 // NewBatchState returns an empty state for a batch decided at now.
 func NewBatchState(now time.Time, newID func() string) *BatchState {
 	return &BatchState{
-		Now:          now.UTC().Truncate(time.Microsecond), // what both databases keep
-		NewID:        newID,
-		Positions:    map[PositionKey]*Counters{},
-		SKUs:         map[string]SKU{},
-		Locations:    map[string]Location{},
-		Reservations: map[string]*Reservation{},
-		Idempotency:  map[string]IdempotencyRecord{},
-		Docs:         map[DocKey]*Document{},
-		OrderHolders: map[string]string{},
-		References:   map[ReferenceKey]string{},
-		ordersNew:    map[string]string{},
-		dirty:        map[PositionKey]bool{},
-		updated:      map[string]bool{},
-		docsDirty:    map[DocKey]bool{},
-		locsDirty:    map[string]bool{},
-		skusDirty:    map[string]bool{},
-		results:      map[string]Result{},
+		Now:             now.UTC().Truncate(time.Microsecond), // what both databases keep
+		NewID:           newID,
+		Positions:       map[PositionKey]*Counters{},
+		SKUs:            map[string]SKU{},
+		Locations:       map[string]Location{},
+		Reservations:    map[string]*Reservation{},
+		Idempotency:     map[string]IdempotencyRecord{},
+		Docs:            map[DocKey]*Document{},
+		OrderHolders:    map[string]string{},
+		References:      map[ReferenceKey]string{},
+		Exceptions:      map[string]*Exception{},
+		ExceptionKeys:   map[ExceptionKey]string{},
+		exceptionsDirty: map[string]bool{},
+		ordersNew:       map[string]string{},
+		dirty:           map[PositionKey]bool{},
+		updated:         map[string]bool{},
+		docsDirty:       map[DocKey]bool{},
+		locsDirty:       map[string]bool{},
+		skusDirty:       map[string]bool{},
+		results:         map[string]Result{},
 	}
 }
 
@@ -119,6 +132,10 @@ func (s *BatchState) Writes() *BatchWrites {
 		w.SKUsUpdated = append(w.SKUsUpdated, s.SKUs[id])
 	}
 	sort.Slice(w.SKUsUpdated, func(i, j int) bool { return w.SKUsUpdated[i].ID < w.SKUsUpdated[j].ID })
+	for id := range s.exceptionsDirty {
+		w.ExceptionsUpdated = append(w.ExceptionsUpdated, *s.Exceptions[id])
+	}
+	sort.Slice(w.ExceptionsUpdated, func(i, j int) bool { return w.ExceptionsUpdated[i].ID < w.ExceptionsUpdated[j].ID })
 	return &w
 }
 

@@ -45,6 +45,9 @@ type Result struct {
 	Object json.RawMessage `json:"object,omitempty"`
 	// Created is true when the command created the resource it returns.
 	Created bool `json:"created,omitempty"`
+	// ReReserved is true when a late confirm (OnLateReReserve) reserved
+	// and confirmed the expired reservation's lines again.
+	ReReserved bool `json:"re_reserved,omitempty"`
 	// Pending is true when the command was accepted but waits for another
 	// party (an adjustment waiting for approval).
 	Pending bool `json:"pending,omitempty"`

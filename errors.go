@@ -109,6 +109,9 @@ type Error struct {
 	// LineErrors names the lines of an imported file at fault, for
 	// invalid_csv and import_incomplete.
 	LineErrors []LineError `json:"line_errors,omitempty"`
+	// ExceptionID names the exception a late confirm's
+	// reservation_expired recorded (or found recorded).
+	ExceptionID string `json:"exception_id,omitempty"`
 }
 
 // LineError is one line of an imported file (the header is line 1) and

@@ -177,6 +177,12 @@ func (st *fuzzStore) decodeRequest(in *fuzzInput) Command {
 				}
 			}
 		}
+		if kind == KindConfirm && st.keys%2 == 0 {
+			// Half the confirms re-reserve when late, chosen from the
+			// program's position rather than a byte of its own, so that
+			// the corpus keeps meaning what it meant.
+			tr.OnLate = OnLateReReserve
+		}
 		c.Op = tr
 		if kind == KindExpire && in.bool() {
 			// As the expiry worker sends it.

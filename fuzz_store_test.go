@@ -23,6 +23,7 @@ type fuzzStore struct {
 	idempotency  map[string]IdempotencyRecord
 	ledger       map[string]bool // (type, business id, position) of every entry: unique in both schemas
 	references   map[ReferenceKey]BusinessReference
+	exceptions   map[string]Exception
 	// reservationIDs and docIDs list ids in order of creation, for the
 	// program to name.
 	reservationIDs []string
@@ -53,6 +54,7 @@ func newFuzzStore() *fuzzStore {
 		idempotency:  map[string]IdempotencyRecord{},
 		ledger:       map[string]bool{},
 		references:   map[ReferenceKey]BusinessReference{},
+		exceptions:   map[string]Exception{},
 		docIDs:       map[string][]string{},
 		answers:      map[string]fuzzAnswer{},
 	}
@@ -185,6 +187,28 @@ func (r fuzzReader) ReferencesGet(_ context.Context, keys []ReferenceKey) ([]Bus
 	return out, nil
 }
 
+func (r fuzzReader) ExceptionsLock(_ context.Context, ids []string) ([]Exception, error) {
+	var out []Exception
+	for _, id := range ids {
+		if e, ok := r.st.exceptions[id]; ok {
+			e.Lines = slices.Clone(e.Lines)
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (r fuzzReader) ExceptionsByKey(_ context.Context, keys []ExceptionKey) ([]Exception, error) {
+	var out []Exception
+	for _, e := range r.st.exceptions {
+		if slices.Contains(keys, ExceptionKey{Kind: e.Kind, ReservationID: e.ReservationID}) {
+			e.Lines = slices.Clone(e.Lines)
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
 // orderTaken says which order two reservations hold at once, as the
 // partial unique index reservations_order_id refuses.
 func (st *fuzzStore) orderTaken() error {
@@ -230,6 +254,11 @@ func (st *fuzzStore) readAll(newID func() string) *BatchState {
 	}
 	for k, ref := range st.references {
 		s.References[k] = ref.BusinessID
+	}
+	for id, e := range st.exceptions {
+		e.Lines = slices.Clone(e.Lines)
+		s.Exceptions[id] = &e
+		s.ExceptionKeys[ExceptionKey{Kind: e.Kind, ReservationID: e.ReservationID}] = id
 	}
 	return s
 }
@@ -436,6 +465,31 @@ func (st *fuzzStore) write(w *BatchWrites, t Touches) error {
 			st.docIDs[d.Kind] = append(st.docIDs[d.Kind], d.ID)
 		}
 		st.docs[d.DocKey] = d
+	}
+	// Exceptions: the primary key and the unique (kind, reservation_id)
+	// of both schemas; a resolution only of a locked row.
+	for _, e := range w.Exceptions {
+		if _, ok := st.exceptions[e.ID]; ok {
+			return fmt.Errorf("insert exception %q: exists", e.ID)
+		}
+		for _, o := range st.exceptions {
+			if o.Kind == e.Kind && o.ReservationID == e.ReservationID {
+				return fmt.Errorf("insert exception %q: %s of %q recorded as %q", e.ID, e.Kind, e.ReservationID, o.ID)
+			}
+		}
+		if err := fuzzCheckValue(e); err != nil {
+			return fmt.Errorf("exception %q: %w", e.ID, err)
+		}
+		st.exceptions[e.ID] = e
+	}
+	for _, e := range w.ExceptionsUpdated {
+		if _, ok := st.exceptions[e.ID]; !ok {
+			return fmt.Errorf("update exception %q: missing", e.ID)
+		}
+		if !locked(t.Exceptions, e.ID) && !slices.ContainsFunc(w.Exceptions, func(n Exception) bool { return n.ID == e.ID }) {
+			return fmt.Errorf("exception %q written without its lock", e.ID)
+		}
+		st.exceptions[e.ID] = e
 	}
 	for _, r := range w.Idempotency {
 		if _, ok := st.idempotency[r.Key]; ok {

@@ -55,6 +55,9 @@ type GateException struct {
 	Code          string         `json:"code"`
 	Message       string         `json:"message"`
 	RecordedAt    time.Time      `json:"recorded_at"`
+	// ExceptionID names the exception record (Exception) of the win:
+	// where it is handled and resolved.
+	ExceptionID string `json:"exception_id,omitempty"`
 }
 
 // GatePreheat reads the available quantity of every position of a gated
@@ -118,6 +121,7 @@ func (g *GateExceptionRecord) Kind() CommandKind { return KindGateException }
 
 func (g *GateExceptionRecord) Touches(t *Touches) {
 	t.Docs = append(t.Docs, DocKey{Kind: DocGate, ID: g.Exception.Pool}, DocKey{Kind: DocGateException, ID: g.Exception.ReservationID})
+	t.ExceptionKeys = append(t.ExceptionKeys, ExceptionKey{Kind: ExceptionGateOversell, ReservationID: g.Exception.ReservationID})
 }
 
 func (g *GateExceptionRecord) normalize() *Error {
@@ -152,6 +156,7 @@ func (g *GateExceptionRecord) normalize() *Error {
 		e.Message = e.Code
 	}
 	e.Kind = GateExceptionOversell
+	e.ExceptionID = ""
 	return nil
 }
 
@@ -162,6 +167,16 @@ func (g *GateExceptionRecord) decide(s *BatchState, c *Command) Result {
 		return Result{Object: objectOf(existing)}
 	}
 	e.RecordedAt = s.Now
+	won := e.WonAt
+	lines := make([]ExceptionLine, 0, len(e.Lines))
+	for _, l := range e.Lines {
+		lines = append(lines, ExceptionLine{SKU: l.SKU, Location: l.Location, Pool: e.Pool, Quantity: l.Quantity})
+	}
+	rec := s.exceptionRecord(Exception{
+		Kind: ExceptionGateOversell, ReservationID: e.ReservationID, CustomerID: e.CustomerID, Pool: e.Pool,
+		Lines: lines, WonAt: &won, Code: e.Code, Message: e.Message,
+	})
+	e.ExceptionID = rec.ID
 	s.docPut(DocGateException, e.ReservationID, e)
 	var st GateState
 	if !s.docGet(DocGate, e.Pool, &st) {

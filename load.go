@@ -3,6 +3,7 @@ package stockd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -10,6 +11,7 @@ import (
 // reads in the one global order, then unlocked reads of what locks cover.
 // Both storage backends' transactions are BatchReaders.
 type BatchReader interface {
+	ExceptionReader
 	// ReservationsLock reads and locks the reservations with these ids,
 	// sorted; unknown ids are left out.
 	ReservationsLock(ctx context.Context, ids []string) ([]Reservation, error)
@@ -61,8 +63,18 @@ func LoadBatch(ctx context.Context, r BatchReader, cmds []Command, now time.Time
 		res := &reservations[i]
 		state.Reservations[res.ID] = res
 		ReservationTouches(res, &t)
+		if _, late := slices.BinarySearch(t.Late, res.ID); late && (res.Status == StatusExpired || res.PastDeadline(now)) {
+			lateTouches(res, &t)
+		}
 	}
 	t.Sort()
+	exceptions, err := r.ExceptionsLock(ctx, t.Exceptions)
+	if err != nil {
+		return nil, t, fmt.Errorf("lock exceptions: %w", err)
+	}
+	for i := range exceptions {
+		state.Exceptions[exceptions[i].ID] = &exceptions[i]
+	}
 	docs, err := r.DocumentsLock(ctx, t.Docs)
 	if err != nil {
 		return nil, t, fmt.Errorf("lock documents: %w", err)
@@ -118,6 +130,17 @@ func LoadBatch(ctx context.Context, r BatchReader, cmds []Command, now time.Time
 	}
 	for _, ref := range refs {
 		state.References[ref.ReferenceKey] = ref.BusinessID
+	}
+	found, err := r.ExceptionsByKey(ctx, t.ExceptionKeys)
+	if err != nil {
+		return nil, t, fmt.Errorf("read exceptions: %w", err)
+	}
+	for i := range found {
+		e := &found[i]
+		if _, locked := state.Exceptions[e.ID]; !locked {
+			state.Exceptions[e.ID] = e
+		}
+		state.ExceptionKeys[ExceptionKey{Kind: e.Kind, ReservationID: e.ReservationID}] = e.ID
 	}
 	return state, t, nil
 }

@@ -41,6 +41,13 @@ type Touches struct {
 	// Both are read without locks: the unique indexes decide races.
 	Orders     []string
 	References []ReferenceKey
+	// Late lists the reservations a confirm names: when one is found
+	// expired, lateTouches adds what a late confirm reads. Exceptions
+	// lists the exceptions to lock; ExceptionKeys those to read unlocked
+	// (the unique index decides races).
+	Late          []string
+	Exceptions    []string
+	ExceptionKeys []ExceptionKey
 }
 
 // Touches adds what c reads to t.
@@ -55,6 +62,10 @@ func (t *Touches) Sort() {
 	t.SKUs = sortedUnique(t.SKUs)
 	t.Keys = sortedUnique(t.Keys)
 	t.Orders = sortedUnique(t.Orders)
+	t.Late = sortedUnique(t.Late)
+	t.Exceptions = sortedUnique(t.Exceptions)
+	slices.SortFunc(t.ExceptionKeys, func(a, b ExceptionKey) int { return compareBy(a, b, ExceptionKey.Less) })
+	t.ExceptionKeys = slices.Compact(t.ExceptionKeys)
 	slices.SortFunc(t.References, func(a, b ReferenceKey) int { return compareBy(a, b, ReferenceKey.Less) })
 	t.References = slices.Compact(t.References)
 	slices.SortFunc(t.Docs, func(a, b DocKey) int { return compareBy(a, b, DocKey.Less) })

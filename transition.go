@@ -1,6 +1,9 @@
 package stockd
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 const (
 	KindConfirm CommandKind = "confirm"
@@ -20,6 +23,13 @@ type Transition struct {
 	// the SKU sits on several lines) and the quantity shipped. Without
 	// them a fulfil ships everything left.
 	Lines []ReturnLine
+	// OnLate says what a confirm that arrives after the deadline does:
+	// OnLateException (the default) or OnLateReReserve. PaymentReference
+	// and PaidAt are the payment's, kept by the exception a late confirm
+	// records. Only a confirm takes them.
+	OnLate           string
+	PaymentReference string
+	PaidAt           *time.Time
 }
 
 var releaseReasons = map[string]bool{
@@ -30,6 +40,9 @@ func (tr *Transition) Kind() CommandKind { return tr.Action }
 
 func (tr *Transition) Touches(t *Touches) {
 	t.ReservationIDs = append(t.ReservationIDs, tr.ReservationID)
+	if tr.Action == KindConfirm {
+		t.Late = append(t.Late, tr.ReservationID)
+	}
 }
 
 func (tr *Transition) normalize() *Error {
@@ -42,7 +55,9 @@ func (tr *Transition) normalize() *Error {
 			return err
 		}
 		return normalizeShipLines(tr.Lines)
-	case KindConfirm, KindExpire:
+	case KindConfirm:
+		return tr.normalizeConfirm()
+	case KindExpire:
 		return validText("id", tr.ReservationID, IdentifierLengthMax, true)
 	case KindRelease:
 		if err := validText("id", tr.ReservationID, IdentifierLengthMax, true); err != nil {
@@ -59,12 +74,39 @@ func (tr *Transition) normalize() *Error {
 	panic("stockd: not a transition: " + string(tr.Action))
 }
 
+// normalizeConfirm checks the late-payment fields of a confirm.
+func (tr *Transition) normalizeConfirm() *Error {
+	if err := validText("id", tr.ReservationID, IdentifierLengthMax, true); err != nil {
+		return err
+	}
+	if tr.OnLate == "" {
+		tr.OnLate = OnLateException
+	}
+	if tr.OnLate != OnLateException && tr.OnLate != OnLateReReserve {
+		return InvalidField("on_late", "must be exception or re_reserve")
+	}
+	if err := validText("payment_reference", tr.PaymentReference, PaymentReferenceLengthMax, false); err != nil {
+		return err
+	}
+	if tr.PaidAt != nil {
+		at, err := NormalizeTime("paid_at", *tr.PaidAt)
+		if err != nil {
+			return err
+		}
+		tr.PaidAt = &at
+	}
+	return nil
+}
+
 // transition moves a reservation along the state machine. Each move is
 // conditional on the current status: a repeat of a move that already
 // happened answers the reservation unchanged; an illegal move changes
 // nothing and says why.
 func (tr *Transition) decide(s *BatchState, c *Command) Result {
 	id := tr.ReservationID
+	if tr.PaidAt != nil && tr.PaidAt.After(s.Now.Add(PaidAtSkewMax)) {
+		return Result{Err: InvalidField("paid_at", "lies more than %s after the server's clock", PaidAtSkewMax)}
+	}
 	res, ok := s.Reservations[id]
 	if !ok {
 		return Result{Err: Errorf(CodeNotFound, "reservation %q not found", id)}
@@ -87,7 +129,7 @@ func (tr *Transition) decide(s *BatchState, c *Command) Result {
 		s.move(res, target, businessOf(tr.Action), c.Actor, tr.Reason)
 	case MoveRepeat:
 	case MoveExpired:
-		return Result{Err: &Error{Code: CodeReservationExpired, Message: fmt.Sprintf("reservation %q expired before it was confirmed", id), Status: res.Status}}
+		return tr.lateConfirm(s, c, res)
 	case MoveIllegal:
 		return Result{Err: &Error{Code: CodeInvalidTransition, Message: fmt.Sprintf("cannot %s a %s reservation", tr.Action, res.Status), Status: res.Status}}
 	}

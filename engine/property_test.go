@@ -26,6 +26,10 @@ type modelReservation struct {
 	status    stockd.ReservationStatus
 	lines     []stockd.ReservationLine
 	expiresAt time.Time
+	// limited is what the reservation counted against the limited
+	// customer's limit (0 for other customers), counted again by a
+	// re-reserve.
+	limited int64
 }
 
 type model struct {
@@ -41,6 +45,9 @@ type model struct {
 	// approvals are the adjustments beyond their threshold, by id.
 	approvals   map[string]*modelApproval
 	approvalIDs []string
+	// exceptions are the reservations a late confirm recorded a
+	// late_payment exception for.
+	exceptions map[string]bool
 }
 
 // modelCampaign is a campaign pool: sellable in [starts, ends) until closed.
@@ -179,6 +186,8 @@ func (m *model) transition(kind stockd.CommandKind, r *modelReservation, now tim
 		case stockd.StatusPending:
 			m.move(r, stockd.StatusConfirmed)
 		case stockd.StatusExpired:
+			// A late confirm records the payment (on_late exception).
+			m.exceptions[r.id] = true
 			return stockd.CodeReservationExpired
 		case stockd.StatusReleased:
 			return stockd.CodeInvalidTransition
@@ -201,6 +210,49 @@ func (m *model) transition(kind stockd.CommandKind, r *modelReservation, now tim
 		}
 	}
 	return ""
+}
+
+// lateConfirm is the model of a confirm with on_late: what a late one
+// answers, and whether it re-reserved. The first late confirm decides: an
+// exception recorded stands for every later one.
+func (m *model) lateConfirm(r *modelReservation, reReserve bool, now time.Time) (string, bool) {
+	if r.status == stockd.StatusPending && !now.Before(r.expiresAt) {
+		m.move(r, stockd.StatusExpired)
+	}
+	if r.status != stockd.StatusExpired {
+		return m.transition(stockd.KindConfirm, r, now), false
+	}
+	if !reReserve || m.exceptions[r.id] {
+		m.exceptions[r.id] = true
+		return stockd.CodeReservationExpired, false
+	}
+	need := map[stockd.PositionKey]int64{}
+	for _, l := range r.lines {
+		need[l.Key()] += l.Quantity
+		if c := m.campaigns[l.Pool]; c != nil && !c.sellable(now) {
+			m.exceptions[r.id] = true
+			return stockd.CodeReservationExpired, false
+		}
+	}
+	for k, q := range need {
+		if m.counters[k].Available() < q {
+			m.exceptions[r.id] = true
+			return stockd.CodeReservationExpired, false
+		}
+	}
+	if r.limited > 0 && m.used(now)+r.limited > propertyLimitMax {
+		m.exceptions[r.id] = true
+		return stockd.CodeReservationExpired, false
+	}
+	for _, l := range r.lines {
+		m.add(l.Key(), stockd.Counters{Reserved: l.Quantity})
+	}
+	r.status = stockd.StatusPending
+	m.move(r, stockd.StatusConfirmed)
+	if r.limited > 0 {
+		m.usage[r.id] = modelUsage{quantity: r.limited, at: now}
+	}
+	return "", true
 }
 
 type propertyRun struct {
@@ -633,6 +685,9 @@ func (p *propertyRun) order(t *rapid.T, what string, lines []stockd.LineRequest,
 		t.Fatalf("%s placed %v, model expects %v", what, got, placed)
 	}
 	r := &modelReservation{id: res.Reservation.ID, status: stockd.StatusPending, lines: placed, expiresAt: p.clock().Add(ttl)}
+	if customer != "" {
+		r.limited = limited
+	}
 	if customer != "" && limited > 0 {
 		p.model.usage[r.id] = modelUsage{quantity: limited, at: p.clock()}
 	}
@@ -654,6 +709,29 @@ func (p *propertyRun) transition(t *rapid.T) {
 	kind := rapid.SampledFrom([]stockd.CommandKind{stockd.KindConfirm, stockd.KindRelease, stockd.KindExpire, stockd.KindFulfil}).Draw(t, "kind")
 	res := p.submit(stockd.Command{Op: &stockd.Transition{Action: kind, ReservationID: id}})
 	wantCode(t, string(kind), res, p.model.transition(kind, p.model.reservations[id], p.clock()))
+}
+
+// latePay confirms with on_late (re_reserve or the default exception),
+// mostly a reservation past its deadline: the model says whether it is
+// confirmed again or answered reservation_expired naming an exception.
+func (p *propertyRun) latePay(t *rapid.T) {
+	if len(p.ids) == 0 {
+		t.Skip("no reservation yet")
+	}
+	id := rapid.SampledFrom(p.ids).Draw(t, "reservation")
+	onLate := rapid.SampledFrom([]string{stockd.OnLateReReserve, stockd.OnLateException}).Draw(t, "on_late")
+	res := p.submit(stockd.Command{Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: id, OnLate: onLate, PaymentReference: "pay"}})
+	code, again := p.model.lateConfirm(p.model.reservations[id], onLate == stockd.OnLateReReserve, p.clock())
+	wantCode(t, "late confirm", res, code)
+	if res.ReReserved != again {
+		t.Fatalf("late confirm of %s: re_reserved %v, model expects %v", id, res.ReReserved, again)
+	}
+	if code == stockd.CodeReservationExpired {
+		e, err := p.store.ExceptionGet(ctx, res.Err.ExceptionID)
+		if err != nil || e.ReservationID != id || e.Kind != stockd.ExceptionLatePayment {
+			t.Fatalf("late confirm of %s named exception %q: %+v, %v", id, res.Err.ExceptionID, e, err)
+		}
+	}
 }
 
 func (p *propertyRun) advance(t *rapid.T) {
@@ -727,7 +805,7 @@ func TestReservationStateMachineProperty(t *testing.T) {
 			defer s.Close() // one store per case: release its connections now, not at the end
 			p := &propertyRun{t: rt, store: s, now: &atomic.Int64{},
 				model: model{counters: map[stockd.PositionKey]stockd.Counters{}, reservations: map[string]*modelReservation{}, usage: map[string]modelUsage{},
-					campaigns: map[string]*modelCampaign{}, approvals: map[string]*modelApproval{}}}
+					campaigns: map[string]*modelCampaign{}, approvals: map[string]*modelApproval{}, exceptions: map[string]bool{}}}
 			p.now.Store(time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC).UnixNano())
 			p.engine = engine.New(engine.Config{Store: s, Now: p.clock})
 			defer p.engine.Close()
@@ -754,6 +832,7 @@ func TestReservationStateMachineProperty(t *testing.T) {
 				"sell":       p.sell,
 				"reserve":    p.reserve,
 				"transition": p.transition,
+				"late_pay":   p.latePay,
 				"advance":    p.advance,
 				"replay":     p.replay,
 				"":           p.check,

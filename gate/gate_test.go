@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -245,6 +246,15 @@ func TestRefusedWinBecomesException(t *testing.T) {
 			t.Fatalf("exception record of %s: %v", refused, err)
 		}
 		t.Logf("exception: %s", d.Body)
+		var doc stockd.GateException
+		if err := json.Unmarshal(d.Body, &doc); err != nil || doc.ExceptionID == "" {
+			t.Fatalf("gate exception %s names no exception_id: %v", d.Body, err)
+		}
+		e, err := h.store.ExceptionGet(context.Background(), doc.ExceptionID)
+		if err != nil || e.Kind != stockd.ExceptionGateOversell || e.ReservationID != refused || e.Status != stockd.ExceptionOpen ||
+			e.Pool != pool || e.WonAt == nil || !e.WonAt.Equal(doc.WonAt) || e.ID != stockd.ExceptionID(doc.WonAt, e.ID[19:]) {
+			t.Fatalf("exception record %s = %+v, %v; want an open gate_oversell of %s, its id from the win's time", doc.ExceptionID, e, err, refused)
+		}
 		if res := h.reserve("y", "", map[string]int64{"tee": 1}); code(res) != stockd.CodeGateClosed {
 			t.Fatalf("after the exception: %v, want gate_closed", res.Err)
 		}

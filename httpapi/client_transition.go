@@ -4,17 +4,31 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 )
 
-// ConfirmParams are the arguments of Client.Confirm.
+// ConfirmParams are the arguments of Client.Confirm. OnLate says what a
+// confirm after the deadline does: "exception" (the default: 409
+// reservation_expired naming the exception recorded, see
+// stockd.Error.ExceptionID) or "re_reserve" (reserve and confirm the same
+// lines again when the stock is there; Reservation.ReReserved says so).
+// PaymentReference (at most 128 bytes) and PaidAt are kept by the
+// exception.
 type ConfirmParams struct {
-	IdempotencyKey string
-	ID             string
+	IdempotencyKey   string
+	ID               string
+	OnLate           string
+	PaymentReference string
+	PaidAt           *time.Time
 }
 
 // Confirm moves a pending reservation to confirmed (reserved → committed).
 func (c *Client) Confirm(ctx context.Context, p ConfirmParams) (Reservation, error) {
-	return c.transition(ctx, p.ID, "confirm", p.IdempotencyKey, nil)
+	var body any
+	if p.OnLate != "" || p.PaymentReference != "" || p.PaidAt != nil {
+		body = confirmRequest{OnLate: p.OnLate, PaymentReference: p.PaymentReference, PaidAt: p.PaidAt}
+	}
+	return c.transition(ctx, p.ID, "confirm", p.IdempotencyKey, body)
 }
 
 // ReleaseParams are the arguments of Client.Release. Reason is one of

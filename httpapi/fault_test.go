@@ -339,3 +339,17 @@ func (f faultyStore) PositionListBySKUs(ctx context.Context, skus []string) ([]s
 	}
 	return f.Store.PositionListBySKUs(ctx, skus)
 }
+
+func (f faultyStore) ExceptionGet(ctx context.Context, id string) (stockd.Exception, error) {
+	if err := injected(ctx); err != nil {
+		return stockd.Exception{}, err
+	}
+	return f.Store.ExceptionGet(ctx, id)
+}
+
+func (f faultyStore) ExceptionList(ctx context.Context, p store.ExceptionListParams) ([]stockd.Exception, error) {
+	if err := injected(ctx); err != nil {
+		return nil, err
+	}
+	return f.Store.ExceptionList(ctx, p)
+}

@@ -255,6 +255,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseReplenishment(h)
 		exerciseWebhooks(h)
 		exerciseAnswerPruning(h) // prunes every answer so far: after the exercises that replay
+		exerciseExceptions(h)
 
 		// Access control: keys close the open server, so this comes last.
 		exerciseKeys(h)

@@ -38,6 +38,9 @@ type Problem struct {
 	// LineErrors names the lines of an imported file at fault
 	// (invalid_csv, import_incomplete).
 	LineErrors []stockd.LineError `json:"line_errors,omitempty"`
+	// ExceptionID names the exception a late confirm's reservation_expired
+	// recorded (GET /v1/exceptions/{id}).
+	ExceptionID string `json:"exception_id,omitempty"`
 	// Instance names this occurrence: for internal errors, the incident
 	// id under which the server's log holds the details.
 	Instance string `json:"instance,omitempty"`
@@ -146,6 +149,7 @@ func problemOf(e *stockd.Error) Problem {
 		ReservationStatus: string(e.Status),
 		ExistingID:        e.ExistingID,
 		LineErrors:        e.LineErrors,
+		ExceptionID:       e.ExceptionID,
 	}
 	for _, l := range e.Lines {
 		p.Lines = append(p.Lines, ProblemLine(l))
@@ -156,7 +160,7 @@ func problemOf(e *stockd.Error) Problem {
 // errorOf turns a problem back into the domain error, for Client.
 func errorOf(p Problem) *stockd.Error {
 	e := &stockd.Error{Code: p.Code, Message: p.Detail, Field: p.Field, Status: stockd.ReservationStatus(p.ReservationStatus), ExistingID: p.ExistingID,
-		LineErrors: p.LineErrors}
+		LineErrors: p.LineErrors, ExceptionID: p.ExceptionID}
 	for _, l := range p.Lines {
 		e.Lines = append(e.Lines, stockd.Shortfall(l))
 	}

@@ -52,6 +52,9 @@ type Reservation struct {
 	// stock comes back once the expiry worker releases it. Only reads carry
 	// it: an answer to a mutation is stored and replayed as it was given.
 	Expired bool `json:"expired,omitempty"`
+	// ReReserved is set on the answer of a late confirm with on_late
+	// re_reserve that reserved and confirmed the lines again.
+	ReReserved bool `json:"re_reserved,omitempty"`
 	// Replayed: see SKU.Replayed.
 	Replayed bool `json:"-"`
 }

@@ -226,6 +226,7 @@ func (s *Server) routes() []route {
 		s.gateRoutes(),
 		s.webhookRoutes(),
 		s.importRoutes(),
+		s.exceptionRoutes(),
 	)
 }
 

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/stockd/stockd"
 )
@@ -25,6 +26,15 @@ type fulfilRequest struct {
 	Lines []returnLineRequest `json:"lines,omitempty"`
 }
 
+// confirmRequest is what a confirm may say about a payment that arrives
+// late: on_late (exception, the default, or re_reserve), the payment's
+// reference and time, kept by the exception a late confirm records.
+type confirmRequest struct {
+	OnLate           string     `json:"on_late,omitempty"`
+	PaymentReference string     `json:"payment_reference,omitempty"`
+	PaidAt           *time.Time `json:"paid_at,omitempty"`
+}
+
 func (s *Server) confirmReservation(w http.ResponseWriter, r *http.Request) {
 	s.transition(w, r, stockd.KindConfirm)
 }
@@ -37,12 +47,13 @@ func (s *Server) releaseReservation(w http.ResponseWriter, r *http.Request) {
 	s.transition(w, r, stockd.KindRelease)
 }
 
-// transition serves confirm, release and fulfil. Release reads the
-// reason, fulfil the lines of a partial shipment; confirm takes an empty
-// body or {}.
+// transition serves confirm, release and fulfil. Release reads a reason,
+// confirm what to do when it comes late (confirmRequest), fulfil the lines
+// of a partial shipment; each also takes an empty body or {}.
 func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.CommandKind) {
 	var release releaseRequest
 	var fulfil fulfilRequest
+	var confirm confirmRequest
 	var empty emptyRequest
 	body := any(&empty)
 	switch kind {
@@ -50,6 +61,8 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 		body = &release
 	case stockd.KindFulfil:
 		body = &fulfil
+	case stockd.KindConfirm:
+		body = &confirm
 	}
 	s.mutate(w, r, mutation{
 		body:         body,
@@ -59,7 +72,8 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 			if err != nil {
 				return stockd.Command{}, err
 			}
-			op := &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason}
+			op := &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason,
+				OnLate: confirm.OnLate, PaymentReference: confirm.PaymentReference, PaidAt: confirm.PaidAt}
 			if fulfil.Lines != nil && (len(fulfil.Lines) == 0 || len(fulfil.Lines) > stockd.LinesPerReservationMax) {
 				// An empty list ships nothing: not "everything", which is
 				// said by leaving lines out.
@@ -74,7 +88,11 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 			}
 			return stockd.Command{Op: op}, nil
 		},
-		answer: func(res stockd.Result) any { return reservationOut(*res.Reservation) },
+		answer: func(res stockd.Result) any {
+			out := reservationOut(*res.Reservation)
+			out.ReReserved = res.ReReserved
+			return out
+		},
 		submit: s.submitTransition,
 	})
 }

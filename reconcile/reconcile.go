@@ -157,14 +157,19 @@ func (r *Reconciler) record(ctx context.Context, run stockd.ReconcileRun, findin
 	return recorded, nil
 }
 
-// RefreshMetrics sets the gauge of open discrepancies by kind from the
-// store.
+// RefreshMetrics sets the gauges of open discrepancies and open
+// exceptions by kind from the store.
 func (r *Reconciler) RefreshMetrics(ctx context.Context) error {
 	counts, err := r.cfg.Store.DiscrepancyOpenCounts(ctx)
 	if err != nil {
 		return err
 	}
 	r.metrics.open(counts)
+	exceptions, err := r.cfg.Store.ExceptionOpenCounts(ctx)
+	if err != nil {
+		return err
+	}
+	r.metrics.exceptions(exceptions)
 	return nil
 }
 

@@ -364,15 +364,52 @@ func TestRunSchedules(t *testing.T) {
 	<-done
 }
 
+// TestExceptionsGauge: a late payment's exception shows in
+// stockd_exceptions_open until it is resolved.
+func TestExceptionsGauge(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		f := newFixture(t, b, reconcile.Config{})
+		f.SKU("A")
+		f.Receive("A", "default", 1)
+		hold := f.Reserve(stockd.LineRequest{SKU: "A", Quantity: 1}).Reservation
+		f.Clock.Advance(stockd.ReservationTTLDefault)
+		late := f.Transition(stockd.KindConfirm, hold.ID)
+		if late.Err == nil || late.Err.ExceptionID == "" {
+			t.Fatalf("late confirm = %+v, want an exception", late.Err)
+		}
+		refresh := func(want float64) {
+			t.Helper()
+			if err := f.r.RefreshMetrics(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got := gauge(t, f.reg, "stockd_exceptions_open", stockd.ExceptionLatePayment); got != want {
+				t.Fatalf("stockd_exceptions_open{kind=late_payment} = %v, want %v", got, want)
+			}
+			if got := gauge(t, f.reg, "stockd_exceptions_open", stockd.ExceptionGateOversell); got != 0 {
+				t.Fatalf("stockd_exceptions_open{kind=gate_oversell} = %v, want 0", got)
+			}
+		}
+		refresh(1)
+		f.MustDo(stockd.Command{Op: &stockd.ExceptionResolve{ID: late.Err.ExceptionID, Note: "refunded"}})
+		refresh(0)
+	})
+}
+
 // openGauge reads stockd_discrepancies_open for kind.
 func openGauge(t *testing.T, reg *prometheus.Registry, kind string) float64 {
+	t.Helper()
+	return gauge(t, reg, "stockd_discrepancies_open", kind)
+}
+
+// gauge reads the gauge name for kind.
+func gauge(t *testing.T, reg *prometheus.Registry, name, kind string) float64 {
 	t.Helper()
 	families, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range families {
-		if mf.GetName() != "stockd_discrepancies_open" {
+		if mf.GetName() != name {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
@@ -383,7 +420,7 @@ func openGauge(t *testing.T, reg *prometheus.Registry, kind string) float64 {
 			}
 		}
 	}
-	t.Fatalf("no stockd_discrepancies_open{kind=%q}", kind)
+	t.Fatalf("no %s{kind=%q}", name, kind)
 	return 0
 }
 

@@ -337,6 +337,19 @@ type Store interface {
 	// reconciliation pass and the alert worker. A consumer that never ran
 	// has none.
 	LedgerCursorList(ctx context.Context) ([]stockd.LedgerCursor, error)
+
+	// Exceptions (stockd.Exception) are written by batches, through the
+	// engine; these read them.
+
+	// ExceptionGet returns one exception, or an error wrapping
+	// stockd.ErrNotFound.
+	ExceptionGet(ctx context.Context, id string) (stockd.Exception, error)
+	// ExceptionList returns exceptions with ID > p.After matching the
+	// filters, in ID order (handling order), at most p.Limit
+	// (stockd.PageSizeDefault when zero, never above stockd.PageSizeMax).
+	ExceptionList(ctx context.Context, p ExceptionListParams) ([]stockd.Exception, error)
+	// ExceptionOpenCounts counts the open exceptions by kind.
+	ExceptionOpenCounts(ctx context.Context) (map[string]int64, error)
 }
 
 // ErrArchiveState is the answer of a ledger archive method called on an
@@ -408,6 +421,15 @@ func CheckLedgerArchiveCheckpoint(p LedgerArchiveCheckpointParams) error {
 		return fmt.Errorf("ledger archive checkpoint: %d entries per transaction, want 2 to %d", p.EntriesMax, stockd.LedgerArchiveEntriesPerTransactionMax)
 	}
 	return nil
+}
+
+// ExceptionListParams selects a page of exceptions; empty filters match
+// everything.
+type ExceptionListParams struct {
+	Kind   string
+	Status string
+	After  string
+	Limit  int
 }
 
 // AlertListParams selects a page of alerts; empty filters match all.

@@ -77,6 +77,10 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"OrderUniqueRace", testOrderUniqueRace},
 		{"ReferenceUnique", testReferenceUnique},
 		{"ReferenceUniqueRace", testReferenceUniqueRace},
+		// latepay.go
+		{"LatePayment", testLatePayment},
+		{"LatePaymentRefusals", testLatePaymentRefusals},
+		{"LatePaymentRace", testLatePaymentRace},
 		// property.go
 		{"FlowProperty", testFlowProperty},
 	}

@@ -67,6 +67,9 @@ func (t *Tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 	}
 	queueReferences(batch, w.References)
 	queueDocuments(batch, w.Documents)
+	if err := queueExceptions(batch, w.Exceptions, w.ExceptionsUpdated); err != nil {
+		return err
+	}
 	queueIdempotency(batch, w.Idempotency)
 	if len(w.Ledger) > 0 {
 		batch.Queue(queryAdvisoryXactLock, ledgerLockKey)

@@ -18,6 +18,7 @@ import (
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/engine"
 	"github.com/stockd/stockd/store"
+	"github.com/stockd/stockd/store/storetest"
 )
 
 func TestParseURL(t *testing.T) {
@@ -747,4 +748,12 @@ func TestLedgerArchiveGuard(t *testing.T) {
 	if entries, err := s.LedgerList(ctx, store.LedgerListParams{}); err != nil || len(entries) != 2 {
 		t.Fatalf("ledger after refused and rolled back changes = %+v, %v; want both entries", entries, err)
 	}
+}
+
+func TestExceptionsBackfill(t *testing.T) {
+	s := newTestStore(t)
+	storetest.ExceptionsBackfill(t, s, func() error {
+		_, err := s.writer.ExecContext(t.Context(), `DROP TABLE exceptions; DELETE FROM schema_migrations WHERE version = 13`)
+		return err
+	})
 }

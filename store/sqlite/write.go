@@ -105,7 +105,7 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 			return fmt.Errorf("%s: %w", step.what, err)
 		}
 	}
-	return nil
+	return t.writeExceptions(ctx, w.Exceptions, w.ExceptionsUpdated)
 }
 
 func reservationUpdateArgs(r *stockd.Reservation) ([]any, error) {

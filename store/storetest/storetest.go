@@ -61,6 +61,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"LedgerArchiveSteps", testLedgerArchiveSteps},                 // ledgerarchive.go
 		{"LedgerCursorList", testLedgerCursorList},                     // ledgerarchive.go
 		{"IdempotencyPrune", testIdempotencyPrune},                     // retention.go
+		{"Exceptions", testExceptions},                                 // exceptions.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

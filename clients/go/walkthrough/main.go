@@ -147,7 +147,7 @@ func order(ctx context.Context, c *stockdclient.ClientWithResponses) error {
 	if outcome.JSON200.Outcome != "applied" || outcome.JSON200.Status != http.StatusCreated {
 		return fmt.Errorf("request status: %s %d, want applied 201", outcome.JSON200.Outcome, outcome.JSON200.Status)
 	}
-	confirmed, err := answered(c.ReservationConfirmWithResponse(ctx, id, &stockdclient.ReservationConfirmParams{IdempotencyKey: "pay-1001"}, stockdclient.EmptyRequest{})).want("confirm", http.StatusOK)
+	confirmed, err := answered(c.ReservationConfirmWithResponse(ctx, id, &stockdclient.ReservationConfirmParams{IdempotencyKey: "pay-1001"}, stockdclient.ConfirmRequest{})).want("confirm", http.StatusOK)
 	if err != nil {
 		return err
 	}
