@@ -35,6 +35,14 @@ type BatchState struct {
 	locsDirty map[string]bool
 	skusDirty map[string]bool
 	results   map[string]Result // answers given in this batch, by key
+
+	// What the current command changed, for its derived events
+	// (events.go); poolAvail is built once per batch on the first pool
+	// that moves.
+	touched   []touchedPosition
+	touchedAt map[PositionKey]int
+	pools     []poolCrossing
+	poolAvail map[poolKey]int64
 }
 
 // BatchWrites is everything a batch changes.
@@ -129,6 +137,7 @@ func (s *BatchState) applyOne(c *Command) Result {
 		}
 	}
 	r := s.decide(c)
+	s.deriveStockEvents()
 	if c.IdempotencyKey != "" {
 		body, err := json.Marshal(r)
 		if err != nil {
@@ -201,6 +210,7 @@ func (s *BatchState) peek(k PositionKey) Counters {
 // change applies delta to a position and records the ledger entry.
 func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
 	c := s.counters(k)
+	s.touch(k, c.Available(), entry.BusinessID)
 	after := c.Add(delta)
 	if !after.Valid() {
 		brokenInvariant("change %+v at %v leaves %+v", delta, k, after)

@@ -213,6 +213,10 @@ type Store interface {
 	// AlertDigestMark records that the digest of businessDate goes out at
 	// at, and reports whether this call recorded it (false: it was already).
 	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
+	// SKUAlertLineSet caches the SKU's alert line (stockd.SKU.AlertLine,
+	// at least 0) on its row, writing only when it differs from the one
+	// stored, and reports whether it wrote. An unknown SKU writes nothing.
+	SKUAlertLineSet(ctx context.Context, sku string, line int64) (bool, error)
 
 	// Listings (issue 9).
 

@@ -57,6 +57,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"PositionListBySKUs", testPositionListBySKUs},                 // positions.go
 		{"WebhookLifecycle", testWebhookLifecycle},                     // webhooks.go
 		{"WebhookBounds", testWebhookBounds},                           // webhooks.go
+		{"SKUAlertLine", testSKUAlertLine},                             // alerts.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
