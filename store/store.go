@@ -436,6 +436,9 @@ type DiscrepancyListParams struct {
 	SKU    string
 	After  int64
 	Limit  int
+	// Run, when not 0, selects the discrepancies that run opened or
+	// closed: what the reconciler notices on the ledger after recording it.
+	Run int64
 }
 
 // DemandHistoryPutParams are the rows of one import and its time.

@@ -56,6 +56,7 @@ ON CONFLICT (pass) DO UPDATE SET seq = GREATEST(reconcile_cursors.seq, excluded.
 SELECT ` + discrepancyColumns + `
 FROM discrepancies
 WHERE id > $1 AND ($2 = '' OR status = $2) AND ($3 = '' OR kind = $3) AND ($4 = '' OR sku = $4)
+  AND ($6::int8 = 0 OR first_run = $6 OR closed_by_run = $6)
 ORDER BY id
 LIMIT $5`
 
@@ -189,7 +190,7 @@ func (s *Store) DiscrepancyList(ctx context.Context, p store.DiscrepancyListPara
 		limit = stockd.PageSizeDefault
 	}
 	limit = min(limit, stockd.PageSizeMax)
-	return list(ctx, s.pool, "list discrepancies", scanDiscrepancy, queryDiscrepancyList, p.After, p.Status, p.Kind, p.SKU, limit)
+	return list(ctx, s.pool, "list discrepancies", scanDiscrepancy, queryDiscrepancyList, p.After, p.Status, p.Kind, p.SKU, limit, p.Run)
 }
 
 // DiscrepancyOpenCounts implements store.Store.DiscrepancyOpenCounts.

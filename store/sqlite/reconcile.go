@@ -55,6 +55,7 @@ ON CONFLICT (pass) DO UPDATE SET seq = max(seq, excluded.seq), updated_at = excl
 SELECT ` + discrepancyColumns + `
 FROM discrepancies
 WHERE id > ? AND (? = '' OR status = ?) AND (? = '' OR kind = ?) AND (? = '' OR sku = ?)
+  AND (? = 0 OR first_run = ? OR closed_by_run = ?)
 ORDER BY id
 LIMIT ?`
 
@@ -212,7 +213,7 @@ func (s *Store) DiscrepancyList(ctx context.Context, p store.DiscrepancyListPara
 	}
 	limit = min(limit, stockd.PageSizeMax)
 	all, err := queryAll(ctx, s.reader, queryDiscrepancyList, scanDiscrepancy,
-		p.After, p.Status, p.Status, p.Kind, p.Kind, p.SKU, p.SKU, limit)
+		p.After, p.Status, p.Status, p.Kind, p.Kind, p.SKU, p.SKU, p.Run, p.Run, p.Run, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list discrepancies: %w", err)
 	}
