@@ -210,7 +210,7 @@ func (s *BatchState) peek(k PositionKey) Counters {
 // change applies delta to a position and records the ledger entry.
 func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
 	c := s.counters(k)
-	s.touch(k, c.Available(), entry.BusinessID)
+	s.touch(k, c.Available(), entry.BusinessID, entry.Actor)
 	after := c.Add(delta)
 	if !after.Valid() {
 		brokenInvariant("change %+v at %v leaves %+v", delta, k, after)

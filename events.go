@@ -82,6 +82,7 @@ type touchedPosition struct {
 	key     PositionKey
 	before  int64
 	trigger string
+	actor   string
 }
 
 // poolKey names a SKU's pool over every location.
@@ -95,21 +96,52 @@ type poolCrossing struct {
 	// event sits there, after the trigger's entry.
 	at      PositionKey
 	trigger string
+	actor   string
 }
+
+// touchedScanMax is how many positions of one command are found by a
+// scan; a command that changes more (a campaign's close, a large receipt)
+// indexes them in touchedAt.
+const touchedScanMax = 16
 
 // touch records, before a change to k, the position's available at the
 // start of the command (the first change only) and the change's business
-// id. Zero allocations once the batch's slices have grown.
-func (s *BatchState) touch(k PositionKey, before int64, trigger string) {
-	if i, ok := s.touchedAt[k]; ok {
-		s.touched[i].trigger = trigger
+// id and actor. Zero allocations once the batch's slices have grown.
+func (s *BatchState) touch(k PositionKey, before int64, trigger, actor string) {
+	if i := s.touchedIndex(k); i >= 0 {
+		s.touched[i].trigger, s.touched[i].actor = trigger, actor
+		return
+	}
+	s.touched = append(s.touched, touchedPosition{key: k, before: before, trigger: trigger, actor: actor})
+	if len(s.touched) <= touchedScanMax {
 		return
 	}
 	if s.touchedAt == nil {
-		s.touchedAt = make(map[PositionKey]int, 8)
+		s.touchedAt = make(map[PositionKey]int, 4*touchedScanMax)
 	}
-	s.touchedAt[k] = len(s.touched)
-	s.touched = append(s.touched, touchedPosition{key: k, before: before, trigger: trigger})
+	if len(s.touchedAt) == 0 {
+		for i := range s.touched {
+			s.touchedAt[s.touched[i].key] = i
+		}
+		return
+	}
+	s.touchedAt[k] = len(s.touched) - 1
+}
+
+// touchedIndex returns k's index in touched, or -1.
+func (s *BatchState) touchedIndex(k PositionKey) int {
+	if len(s.touched) <= touchedScanMax {
+		for i := range s.touched {
+			if s.touched[i].key == k {
+				return i
+			}
+		}
+		return -1
+	}
+	if i, ok := s.touchedAt[k]; ok {
+		return i
+	}
+	return -1
 }
 
 // deriveStockEvents runs at the end of each command: for every position it
@@ -126,7 +158,7 @@ func (s *BatchState) deriveStockEvents() {
 		c := s.Positions[t.key]
 		after := c.Available()
 		line := s.SKUs[t.key.SKU].AlertLine
-		s.crossed(t.key, t.before, after, line, t.trigger, EventStockSoldOut, EventStockBackInStock, EventStockLow)
+		s.crossed(t.key, t.before, after, line, t.trigger, t.actor, EventStockSoldOut, EventStockBackInStock, EventStockLow)
 		s.poolDelta(t, after-t.before)
 	}
 	for i := range s.pools {
@@ -138,10 +170,12 @@ func (s *BatchState) deriveStockEvents() {
 		before := s.poolAvail[p.key]
 		after := before + p.delta
 		s.poolAvail[p.key] = after
-		s.crossed(p.at, before, after, s.SKUs[p.key.sku].AlertLine, p.trigger, EventPoolSoldOut, EventPoolBackInStock, EventPoolLow)
+		s.crossed(p.at, before, after, s.SKUs[p.key.sku].AlertLine, p.trigger, p.actor, EventPoolSoldOut, EventPoolBackInStock, EventPoolLow)
 	}
 	s.touched = s.touched[:0]
-	clear(s.touchedAt)
+	if len(s.touchedAt) > 0 {
+		clear(s.touchedAt)
+	}
 }
 
 // poolDelta adds one position's change of available to its pool's.
@@ -150,11 +184,11 @@ func (s *BatchState) poolDelta(t *touchedPosition, delta int64) {
 	for i := range s.pools {
 		if s.pools[i].key == k {
 			s.pools[i].delta += delta
-			s.pools[i].at, s.pools[i].trigger = t.key, t.trigger
+			s.pools[i].at, s.pools[i].trigger, s.pools[i].actor = t.key, t.trigger, t.actor
 			return
 		}
 	}
-	s.pools = append(s.pools, poolCrossing{key: k, delta: delta, at: t.key, trigger: t.trigger})
+	s.pools = append(s.pools, poolCrossing{key: k, delta: delta, at: t.key, trigger: t.trigger, actor: t.actor})
 }
 
 // poolSumsBuild sums available per pool once per batch, over the
@@ -184,24 +218,24 @@ func (s *BatchState) poolSumsBuild() {
 // crossed appends the events of a move of available from before to after
 // at k: sold out, back in stock, low. A line of 0 means the SKU has none
 // (yet): low would only repeat sold out.
-func (s *BatchState) crossed(k PositionKey, before, after, line int64, trigger, soldOut, backIn, low string) {
+func (s *BatchState) crossed(k PositionKey, before, after, line int64, trigger, actor, soldOut, backIn, low string) {
 	if before == after {
 		return
 	}
 	if line > 0 && before > line && after <= line {
-		s.event(k, low, trigger)
+		s.event(k, low, trigger, actor)
 	}
 	if before > 0 && after == 0 {
-		s.event(k, soldOut, trigger)
+		s.event(k, soldOut, trigger, actor)
 	}
 	if before == 0 && after > 0 {
-		s.event(k, backIn, trigger)
+		s.event(k, backIn, trigger, actor)
 	}
 }
 
 // event appends one zero-delta entry of typ at k, with the position's
-// counters as they stand.
-func (s *BatchState) event(k PositionKey, typ, trigger string) {
+// counters as they stand and the actor of the change that crossed.
+func (s *BatchState) event(k PositionKey, typ, trigger, actor string) {
 	if trigger == "" {
 		// Callers' changes always name their business document; a keyless
 		// internal one gets a new id, or every crossing of k would be the
@@ -213,6 +247,7 @@ func (s *BatchState) event(k PositionKey, typ, trigger string) {
 		BusinessID:   typ + ":" + trigger,
 		Position:     k,
 		After:        s.peek(k),
+		Actor:        actor,
 		CreatedAt:    s.Now,
 	})
 }

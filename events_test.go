@@ -103,11 +103,36 @@ func BenchmarkDeriveStockEvents(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s.touch(k, c.Available(), "trigger")
+		s.touch(k, c.Available(), "trigger", "actor")
 		c.Reserved ^= 1 // a change of one unit, back and forth
 		s.deriveStockEvents()
 	}
 	if len(s.writes.Ledger) != 0 {
 		b.Fatalf("%d events, want none", len(s.writes.Ledger))
+	}
+}
+
+// TestTouchManyPositions: a command changing more positions than a scan
+// covers keeps each position's first available and its last trigger.
+func TestTouchManyPositions(t *testing.T) {
+	s := newState(nil)
+	n := 3 * touchedScanMax
+	for round := range 2 {
+		for i := range n {
+			s.touch(pk("a", fmt.Sprintf("w%d", i)), int64(i+round*1000), fmt.Sprintf("t%d", round), "")
+		}
+	}
+	if len(s.touched) != n {
+		t.Fatalf("%d touched, want %d", len(s.touched), n)
+	}
+	for i := range n {
+		k := pk("a", fmt.Sprintf("w%d", i))
+		j := s.touchedIndex(k)
+		if j < 0 || s.touched[j].key != k || s.touched[j].before != int64(i) || s.touched[j].trigger != "t1" {
+			t.Fatalf("position %v: %+v at %d; want its first available %d and the last trigger", k, s.touched[max(j, 0)], j, i)
+		}
+	}
+	if s.touchedIndex(pk("b", "w1")) != -1 {
+		t.Fatal("an untouched position was found")
 	}
 }

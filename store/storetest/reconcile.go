@@ -109,6 +109,11 @@ func testReconcileRecord(t *testing.T, h *flowtest.Harness) {
 		{store.DiscrepancyListParams{SKU: "A", Status: stockd.DiscrepancyOpen}, 1},
 		{store.DiscrepancyListParams{After: d.ID, Limit: 1}, 1},
 		{store.DiscrepancyListParams{SKU: "C"}, 0},
+		// What a run opened or closed (the reconciler's notices).
+		{store.DiscrepancyListParams{Run: first.ID}, 2},
+		{store.DiscrepancyListParams{Run: second.ID}, 1},
+		{store.DiscrepancyListParams{Run: third.ID}, 1},
+		{store.DiscrepancyListParams{Run: third.ID, Status: stockd.DiscrepancyOpen}, 0},
 	} {
 		got, err := h.Store.DiscrepancyList(ctx, tc.p)
 		if err != nil || len(got) != tc.want {
