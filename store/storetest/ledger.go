@@ -86,6 +86,13 @@ func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	h.Transition(stockd.KindFulfil, held.ID)
 	h.Clock.Advance(time.Hour)
 	h.MustDo(stockd.Command{Op: &stockd.Shipment{Lines: []stockd.ShipmentLine{{SKU: "s", Quantity: 6}}}})
+	// Events are not sales: a notice at a's positions, and b sold out
+	// (a derived event) within the window.
+	h.MustDo(stockd.NoticeCommand(stockd.Notice{Type: stockd.NoticeAlertRaised, Subject: "1", SKU: "a"}, ""))
+	h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("b", 91)}, Commit: true}})
+	if sold, err := h.Store.LedgerList(ctx, store.LedgerListParams{SKU: "b", Type: stockd.EventStockSoldOut}); err != nil || len(sold) != 1 {
+		t.Fatalf("stock_sold_out of b = %+v, %v; want one", sold, err)
+	}
 
 	got, err := h.Store.LedgerSales(ctx, "a", start, start.Add(24*time.Hour))
 	if err != nil {
@@ -97,6 +104,9 @@ func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	}
 	if got, err := h.Store.LedgerSales(ctx, "a", start.Add(15*time.Minute), start.Add(30*time.Minute)); err != nil || len(got) != 1 || got[0].Quantity != 3 {
 		t.Fatalf("sales of a in the second quarter-hour = %+v, %v, want one bucket of 3", got, err)
+	}
+	if soldB, err := h.Store.LedgerSales(ctx, "b", start, start.Add(24*time.Hour)); err != nil || len(soldB) != 1 || soldB[0].Quantity != 91 {
+		t.Fatalf("sales of b = %+v, %v; want the 91 confirmed, its sold-out event not counted", soldB, err)
 	}
 	shipped, err := h.Store.LedgerSales(ctx, "s", start, start.Add(24*time.Hour))
 	if err != nil || len(shipped) != 1 || shipped[0].Quantity != 6 || !shipped[0].Start.Equal(start.Add(75*time.Minute)) {
