@@ -41,6 +41,14 @@ type BatchState struct {
 	skusDirty       map[string]bool
 	exceptionsDirty map[string]bool
 	results         map[string]Result // answers given in this batch, by key
+
+	// What the current command changed, for its derived events
+	// (events.go); poolAvail is built once per batch on the first pool
+	// that moves.
+	touched   []touchedPosition
+	touchedAt map[PositionKey]int
+	pools     []poolCrossing
+	poolAvail map[poolKey]int64
 }
 
 // BatchWrites is everything a batch changes.
@@ -146,6 +154,7 @@ func (s *BatchState) applyOne(c *Command) Result {
 		}
 	}
 	r := s.decide(c)
+	s.deriveStockEvents()
 	if c.IdempotencyKey != "" {
 		body, err := json.Marshal(r)
 		if err != nil {
@@ -224,6 +233,7 @@ func (s *BatchState) peek(k PositionKey) Counters {
 // change applies delta to a position and records the ledger entry.
 func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
 	c := s.counters(k)
+	s.touch(k, c.Available(), entry.BusinessID, entry.Actor)
 	after := c.Add(delta)
 	if !after.Valid() {
 		brokenInvariant("change %+v at %v leaves %+v", delta, k, after)

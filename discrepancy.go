@@ -30,6 +30,7 @@ const (
 	DiscrepancyUnshipped       = "unshipped"        // confirmed and not shipped for too long
 	DiscrepancyOverdueApproval = "overdue_approval" // an approval pending past its expiry
 	DiscrepancyCount           = "count_mismatch"   // a physical count differs from on_hand as of its time
+	DiscrepancyRelayLag        = "relay_lag"        // the NATS relay or an enabled webhook is too far behind the ledger
 )
 
 // DiscrepancyKinds lists every kind.
@@ -37,6 +38,7 @@ var DiscrepancyKinds = []string{
 	DiscrepancyLedgerChain, DiscrepancyLedgerSum, DiscrepancyLedgerLast, DiscrepancyNegative,
 	DiscrepancyReservations, DiscrepancyInbound, DiscrepancyMissingPosition, DiscrepancyDuplicateEvent,
 	DiscrepancyOverdueHold, DiscrepancyUnshipped, DiscrepancyOverdueApproval, DiscrepancyCount,
+	DiscrepancyRelayLag,
 }
 
 // Discrepancy statuses. A discrepancy closes only when a later pass that

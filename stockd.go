@@ -94,6 +94,12 @@ type SKU struct {
 	// without a lock: no SKU turns into a bundle while stock comes in.
 	Bundle    bool      `json:"bundle,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// AlertLine is the SKU's alert line, max(ROP, SS, red_line) of its
+	// last replenishment evaluation, cached on the SKU row by the alert
+	// worker (store.SKUAlertLineSet) so that a batch, which reads the row
+	// anyway, decides stock_low without another read. 0 means none yet.
+	// Not part of the SKU's answers: GET /v1/replenishment/{sku} shows it.
+	AlertLine int64 `json:"-"`
 }
 
 // Deduction timings.

@@ -75,15 +75,16 @@ type WebhookDelivery struct {
 }
 
 // WebhookEventTypes are the types an endpoint may ask for: every business
-// type of the ledger, in a fixed order.
+// type of the ledger, then the events only (EventOnlyTypes: derived stock
+// events and notices), in a fixed order.
 func WebhookEventTypes() []string {
-	return []string{
+	return append([]string{
 		BusinessReceipt, BusinessAdjustment, BusinessReserve, BusinessConfirm, BusinessRelease,
 		BusinessExpire, BusinessFulfil, BusinessAllocation, BusinessCampaignClose, BusinessCampaignReturn,
 		BusinessRefund, BusinessReturn, BusinessQuarantineRelease, BusinessScrap, BusinessMove,
 		BusinessShipment, BusinessTransfer, BusinessTransferReceipt, BusinessPurchaseOrder,
 		BusinessPOReceipt, BusinessPOCancel,
-	}
+	}, EventOnlyTypes()...)
 }
 
 // NewWebhook makes an endpoint for rawURL and the event types named: it

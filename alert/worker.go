@@ -24,7 +24,12 @@ type Store interface {
 	AlertCursorGet(ctx context.Context) (int64, error)
 	AlertCursorSet(ctx context.Context, seq int64) error
 	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
+	SKUAlertLineSet(ctx context.Context, sku string, line int64) (bool, error)
 }
+
+// NotifyFunc writes notices on the ledger through the engine's one write
+// path (stockd.NoticeCommand); serve passes the engine's.
+type NotifyFunc func(ctx context.Context, notices []stockd.Notice) error
 
 // EvaluateFunc computes one SKU's figures with the history up to the end
 // of the business date asOf and the books' stock now (the replenishment
@@ -38,7 +43,10 @@ type Config struct {
 	Evaluate EvaluateFunc
 	// Notifier delivers what is sent; nil records alerts and notices only.
 	Notifier *Notifier
-	Policy   Policy
+	// Notify writes the alert's events (alert_raised, alert_escalated,
+	// alert_acknowledged, alert_resolved) on the ledger; nil writes none.
+	Notify NotifyFunc
+	Policy Policy
 	// Zone is the business time zone: it decides the business date of the
 	// dedup and when the daily job runs. Defaults to UTC.
 	Zone *time.Location
@@ -100,9 +108,13 @@ type Worker struct {
 	cursor    int64
 	loaded    bool
 	lastDaily string
-	stop      chan struct{}
-	done      chan struct{}
-	once      sync.Once
+	// acked remembers the alerts whose acknowledgement was noticed, so the
+	// escalation pass notices each once (a restart notices again, and the
+	// notice's idempotency key makes that a replay). Bounded by pendingMax.
+	acked map[int64]bool
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
 }
 
 // change is a SKU waiting for its debounce.
@@ -146,7 +158,7 @@ func New(cfg Config) *Worker {
 		cfg.Logger = slog.Default()
 	}
 	cfg.Policy = cfg.Policy.withDefaults()
-	return &Worker{cfg: cfg, pending: map[string]change{}, stop: make(chan struct{}), done: make(chan struct{})}
+	return &Worker{cfg: cfg, pending: map[string]change{}, acked: map[int64]bool{}, stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Start runs the passes until Stop.
@@ -226,6 +238,9 @@ func (w *Worker) Follow(ctx context.Context) error {
 		for _, e := range entries {
 			sku := e.Position.SKU
 			w.cursor = e.Seq
+			if stockd.EventOnly(e.BusinessType) {
+				continue // an event (ours among them) changes no stock
+			}
 			c, ok := w.pending[sku]
 			if !ok {
 				if len(w.pending) >= pendingMax {
@@ -304,6 +319,11 @@ func (w *Worker) EvaluateSKU(ctx context.Context, sku string) error {
 		return fmt.Errorf("evaluate %q: %w", sku, err)
 	}
 	w.cfg.Metrics.evaluated()
+	// The batch decides stock_low against the line cached on the SKU row;
+	// written only when it moved, so most evaluations write nothing.
+	if _, err := w.cfg.Store.SKUAlertLineSet(ctx, sku, max(figures.AlertLine, 0)); err != nil {
+		return fmt.Errorf("cache alert line of %q: %w", sku, err)
+	}
 	date := w.BusinessDate(now)
 	return w.write(ctx, sku, date, func(open *stockd.Alert, today []stockd.AlertNotice) Decision {
 		return Decide(w.cfg.Policy, open, Evaluation{SKU: sku, Figures: figures, At: now, BusinessDate: date, Today: today})
@@ -338,6 +358,7 @@ func (w *Worker) write(ctx context.Context, sku, date string, decide func(*stock
 			return fmt.Errorf("write alert of %q: %w", sku, err)
 		}
 		w.deliver(res)
+		w.notice(ctx, open, d, res)
 		return nil
 	}
 	return fmt.Errorf("write alert of %q: %d attempts lost to other writes: %w", sku, writeAttemptsMax, stockd.ErrAlertChanged)
@@ -364,6 +385,7 @@ func (w *Worker) Escalate(ctx context.Context) error {
 			return fmt.Errorf("list open alerts: %w", err)
 		}
 		for _, a := range page {
+			w.noticeAck(ctx, a)
 			if d := Tick(w.cfg.Policy, a, now, date, nil); d.Empty() {
 				continue // the common case: no read of notices
 			}

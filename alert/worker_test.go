@@ -3,6 +3,9 @@ package alert
 import (
 	"context"
 	"errors"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,7 +54,10 @@ func newWorkerTest(t *testing.T, b testdb.Backend, policy Policy) *workerTest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := New(Config{Store: h.Store, Evaluate: Evaluator(&evaluate.Evaluator{Store: h.Store, Zone: zone}), Notifier: n, Policy: policy, Zone: zone,
+	notify := func(ctx context.Context, notices []stockd.Notice) error {
+		return h.Engine.Notify(ctx, "alert", notices)
+	}
+	w := New(Config{Store: h.Store, Evaluate: Evaluator(&evaluate.Evaluator{Store: h.Store, Zone: zone}), Notifier: n, Notify: notify, Policy: policy, Zone: zone,
 		DailyAt: 8 * time.Hour, Debounce: 5 * time.Second, DebounceMax: time.Minute, Now: h.Clock.Now, Logger: quietLogger()})
 	h.SKU("A")
 	h.Location("L", 1)
@@ -255,6 +261,61 @@ func TestWorkerPurchaseOrderSuppresses(t *testing.T) {
 		got := wt.delivered()
 		if len(got) != 1 || got[0].Level != "critical" {
 			t.Fatalf("delivered %+v; want only the critical after the receipt", got)
+		}
+	})
+}
+
+// TestWorkerAlertEvents: an alert's life reaches the ledger as events,
+// each once, at the SKU's normal-pool position, and the evaluation caches
+// the alert line on the SKU for the batch's stock_low.
+func TestWorkerAlertEvents(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		wt := newWorkerTest(t, b, Policy{})
+		wt.h.Receive("A", "L", 70) // at the alert line: warning
+		if err := wt.w.EvaluateSKU(ctx, "A"); err != nil || wt.open(t) != "warning" {
+			t.Fatalf("evaluate: %v, open %q; want warning", err, wt.open(t))
+		}
+		if sku, err := wt.h.Store.SKUGet(ctx, "A"); err != nil || sku.AlertLine != 70 {
+			t.Fatalf("SKU A = %+v, %v; want the alert line 70 cached", sku, err)
+		}
+		wt.h.Clock.Set(time.Date(2026, 12, 5, 9, 0, 0, 0, time.UTC))
+		if err := wt.w.Escalate(ctx); err != nil || wt.open(t) != "critical" {
+			t.Fatalf("escalation after 24 h: %v, open %q; want critical", err, wt.open(t))
+		}
+		open, err := wt.h.Store.AlertOpenGet(ctx, "A")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := wt.h.Store.AlertAck(ctx, store.AlertAckParams{ID: open.ID, KeyID: "k1", At: wt.h.Clock.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // noticed once, however many passes see it
+			if err := wt.w.Escalate(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wt.h.Receive("A", "L", 400)
+		if err := wt.w.EvaluateSKU(ctx, "A"); err != nil || wt.open(t) != "" {
+			t.Fatalf("evaluate after restock: %v, open %q; want resolved", err, wt.open(t))
+		}
+		entries, err := wt.h.Store.LedgerList(ctx, store.LedgerListParams{SKU: "A", Limit: stockd.PageSizeMax})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range entries {
+			if !stockd.EventOnly(e.BusinessType) || !strings.HasPrefix(e.BusinessType, "alert_") {
+				continue
+			}
+			if e.Position != (stockd.PositionKey{SKU: "A", Location: "L", Pool: stockd.PoolDefault}) || e.Delta != (stockd.Counters{}) || e.Actor != "alert" {
+				t.Fatalf("entry %+v: want a zero-delta event at A/L/normal by the alert worker", e)
+			}
+			got = append(got, e.BusinessID)
+		}
+		id := strconv.FormatInt(open.ID, 10)
+		want := []string{"alert_raised:" + id, "alert_escalated:" + id + "/critical/0", "alert_acknowledged:" + id, "alert_resolved:" + id}
+		if !slices.Equal(got, want) {
+			t.Fatalf("alert events %q, want %q", got, want)
 		}
 	})
 }

@@ -81,7 +81,15 @@ func ChainFrom(after stockd.Counters) Chain { return Chain{last: after, sum: aft
 // Add follows the chain by one entry of its position. A checkpoint (the
 // entry the ledger archive leaves in place of a position's archived
 // entries) is an opening balance as a reconciliation entry is.
+//
+// Event-only entries (stockd.EventOnly: derived stock events, notices)
+// are passed over: their zero delta changes nothing and their counters are
+// a copy of the position's when they were written, so following them
+// would carry a drift forward as if the ledger had booked it.
 func (c *Chain) Add(e stockd.LedgerEntry) {
+	if stockd.EventOnly(e.BusinessType) {
+		return
+	}
 	if e.BusinessType == stockd.BusinessReconciliation || e.BusinessType == stockd.BusinessCheckpoint {
 		c.sum, c.breaks = e.After, nil
 	} else {
@@ -133,8 +141,11 @@ func verify(ctx context.Context, s store.AuditReader) (Report, error) {
 		return rep, fmt.Errorf("read positions: %w", err)
 	}
 	err = s.LedgerEachByPosition(ctx, func(e stockd.LedgerEntry) error {
-		get(e.Position).chain.Add(e)
 		rep.LedgerEntries++
+		if stockd.EventOnly(e.BusinessType) {
+			return nil // an event's counters are a copy (Chain.Add says why)
+		}
+		get(e.Position).chain.Add(e)
 		return nil
 	})
 	if err != nil {

@@ -97,12 +97,15 @@ const ContentType = "application/cloudevents+json; charset=utf-8"
 // Event is a CloudEvents 1.0 event in structured JSON: what a receiver
 // gets as the body.
 type Event struct {
-	SpecVersion     string          `json:"specversion"`
-	ID              string          `json:"id"`
-	Source          string          `json:"source"`
-	Type            string          `json:"type"`
-	Time            time.Time       `json:"time"`
-	Subject         string          `json:"subject"`
+	SpecVersion string    `json:"specversion"`
+	ID          string    `json:"id"`
+	Source      string    `json:"source"`
+	Type        string    `json:"type"`
+	Time        time.Time `json:"time"`
+	// Subject is the SKU; an event of no SKU (a notice such as a
+	// relay_lag discrepancy's) has none, as CloudEvents wants a subject
+	// that is present to be non-empty.
+	Subject         string          `json:"subject,omitempty"`
 	DataContentType string          `json:"datacontenttype"`
 	Data            json.RawMessage `json:"data"`
 }

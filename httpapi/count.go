@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -100,7 +102,31 @@ func (s *Server) createCount(w http.ResponseWriter, r *http.Request) {
 
 // newCounts is the reconciler that compares counts, sharing the server's
 // store and clock; it registers no metrics (the scheduled passes' gauge
-// picks the count's discrepancies up at its next refresh).
+// picks the count's discrepancies up at its next refresh). The
+// discrepancies it opens and closes are noticed on the ledger through the
+// server's engine.
 func newCounts(cfg Config) *reconcile.Reconciler {
-	return reconcile.New(reconcile.Config{Store: cfg.Store, Now: cfg.Now, Logger: cfg.Logger})
+	rc := reconcile.Config{Store: cfg.Store, Now: cfg.Now, Logger: cfg.Logger}
+	if cfg.Engine != nil {
+		rc.Notify = func(ctx context.Context, notices []stockd.Notice) error {
+			return submitNotices(ctx, cfg.Engine, "reconcile", notices)
+		}
+	}
+	return reconcile.New(rc)
+}
+
+// submitNotices writes notices one by one through the engine, each under
+// its own idempotency key (stockd.NoticeCommand).
+func submitNotices(ctx context.Context, e Submitter, actor string, notices []stockd.Notice) error {
+	var errs []error
+	for _, n := range notices {
+		res, err := e.Submit(ctx, stockd.NoticeCommand(n, actor))
+		if err == nil && res.Err != nil {
+			err = res.Err
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("notice %s %q: %w", n.Type, n.Subject, err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -42,6 +42,16 @@ func exerciseCounts(h *harness) {
 	if res := count(6, h.clock.Now().UTC().Format(time.RFC3339Nano)); len(res.Findings) != 0 || res.Closed != 1 {
 		h.t.Fatalf("a right count now = %+v, want clean with the mismatch closed", res)
 	}
+	// The mismatch's opening and closing are events on the ledger, at
+	// its position.
+	id := fmt.Sprint(page.Discrepancies[0].ID)
+	for _, typ := range []string{stockd.NoticeDiscrepancyOpened, stockd.NoticeDiscrepancyClosed} {
+		var notices LedgerPage
+		h.must("GET", "/v1/ledger?sku=COUNTED&type="+typ, "", "", http.StatusOK, &notices)
+		if len(notices.Entries) != 1 || notices.Entries[0].BusinessID != typ+":"+id || notices.Entries[0].Location != stockd.LocationDefault {
+			h.t.Fatalf("%s events = %+v, want the one of discrepancy %s", typ, notices, id)
+		}
+	}
 
 	future := h.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 	for _, c := range []struct {

@@ -4,20 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/store"
 )
 
 // hourKinds are what the hour pass checks, everywhere.
-var hourKinds = []string{stockd.DiscrepancyOverdueHold, stockd.DiscrepancyUnshipped, stockd.DiscrepancyOverdueApproval}
+var hourKinds = []string{stockd.DiscrepancyOverdueHold, stockd.DiscrepancyUnshipped, stockd.DiscrepancyOverdueApproval, stockd.DiscrepancyRelayLag}
 
 // Hour looks, in one snapshot, for what the workers and the operators left
 // behind: pending holds past their deadline plus HoldGrace (the expiry
 // worker is behind or stuck), reservations confirmed more than
 // UnshippedAge ago and not shipped, and approvals still pending past their
-// expiry. It reads the open reservations and the approvals, not the
-// ledger.
+// expiry; and the relays and enabled webhooks (RelayNames, Webhooks) more
+// than RelayLagEventsMax events or RelayLagMax behind the ledger. It reads
+// the open reservations and the approvals, and of the ledger only its
+// last seq and the first entry after each cursor.
 func (r *Reconciler) Hour(ctx context.Context) (Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -33,10 +36,21 @@ func (r *Reconciler) Hour(ctx context.Context) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("hour pass: %w", err)
 	}
+	lag, err := r.relayLag(ctx, run.StartedAt)
+	if err != nil {
+		return Result{}, fmt.Errorf("hour pass: %w", err)
+	}
+	findings = append(findings, lag...)
 	findings, cut := capFindings(findings)
 	var scopes []store.ReconcileScope
 	if !cut {
-		scopes = []store.ReconcileScope{{Kinds: hourKinds, All: true}}
+		kinds := hourKinds
+		if len(r.cfg.RelayNames) == 0 && !r.cfg.Webhooks {
+			// Relays not checked (stockd reconcile from the command line
+			// knows none): what a serve's pass found stays open.
+			kinds = hourKinds[:len(hourKinds)-1]
+		}
+		scopes = []store.ReconcileScope{{Kinds: kinds, All: true}}
 	}
 	recorded, err := r.record(ctx, run, findings, scopes)
 	if err != nil {
@@ -91,6 +105,67 @@ func (r *Reconciler) hourFindings(ctx context.Context, a store.AuditReader, run 
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read approvals: %w", err)
+	}
+	return findings, nil
+}
+
+// relayLag compares each relay's and enabled webhook's cursor with the
+// ledger's last seq, and the age of the first event past the cursor with
+// now: a consumer more than RelayLagEventsMax events or RelayLagMax behind
+// is a relay_lag finding, its subject the consumer.
+func (r *Reconciler) relayLag(ctx context.Context, now time.Time) ([]stockd.Finding, error) {
+	if len(r.cfg.RelayNames) == 0 && !r.cfg.Webhooks {
+		return nil, nil
+	}
+	last, err := r.cfg.Store.LedgerSeqMax(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the ledger's last seq: %w", err)
+	}
+	type consumer struct {
+		subject string
+		cursor  int64
+	}
+	var consumers []consumer
+	for _, name := range r.cfg.RelayNames {
+		cursor, err := r.cfg.Store.RelayCursorGet(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("read the cursor of relay %s: %w", name, err)
+		}
+		consumers = append(consumers, consumer{subject: "relay:" + name, cursor: cursor})
+	}
+	if r.cfg.Webhooks {
+		hooks, err := r.cfg.Store.WebhookList(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read webhooks: %w", err)
+		}
+		for _, w := range hooks {
+			if !w.Disabled() { // a disabled endpoint is dead-lettered, on purpose
+				consumers = append(consumers, consumer{subject: "webhook:" + w.ID, cursor: w.Cursor})
+			}
+		}
+	}
+	var findings []stockd.Finding
+	for _, c := range consumers {
+		behind := last - c.cursor
+		if behind <= 0 {
+			continue
+		}
+		next, err := r.cfg.Store.LedgerList(ctx, store.LedgerListParams{After: c.cursor, Limit: 1})
+		if err != nil {
+			return nil, fmt.Errorf("read the ledger after %s's cursor: %w", c.subject, err)
+		}
+		var age time.Duration
+		oldest := now
+		if len(next) == 1 {
+			oldest = next[0].CreatedAt
+			age = now.Sub(oldest)
+		}
+		if behind <= r.cfg.RelayLagEventsMax && age <= r.cfg.RelayLagMax {
+			continue
+		}
+		findings = append(findings, stockd.Finding{Kind: stockd.DiscrepancyRelayLag, Subject: c.subject,
+			Evidence: fmt.Sprintf("%s is %d events behind the ledger (cursor %d, last seq %d); its oldest undelivered event is %s old (written %s); bounds %d events and %s",
+				c.subject, behind, c.cursor, last, age.Round(time.Second), oldest.Format(time.RFC3339), r.cfg.RelayLagEventsMax, r.cfg.RelayLagMax)})
 	}
 	return findings, nil
 }

@@ -114,9 +114,14 @@ func (b *minuteBatch) read(ctx context.Context, a store.AuditReader, limit int) 
 	byPosition := map[stockd.PositionKey][]stockd.LedgerEntry{}
 	booked := map[string]bool{}
 	err := a.LedgerEachAfter(ctx, b.run.CursorFrom, limit, func(e stockd.LedgerEntry) error {
-		byPosition[e.Position] = append(byPosition[e.Position], e)
 		b.run.CursorTo = e.Seq
 		b.entries++
+		if stockd.EventOnly(e.BusinessType) {
+			// An event changes no position (audit.Chain.Add says why);
+			// the schema's UNIQUE keeps it once per crossing or record.
+			return nil
+		}
+		byPosition[e.Position] = append(byPosition[e.Position], e)
 		// The schema's UNIQUE constraint forbids it; this sees it should
 		// the constraint ever be lost.
 		event := e.BusinessType + "\x00" + e.BusinessID + "\x00" + e.Position.SKU + "\x00" + e.Position.Location + "\x00" + e.Position.Pool

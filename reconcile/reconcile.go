@@ -1,6 +1,8 @@
 // Package reconcile runs the passes that check the books while the service
 // runs, and records what they find as discrepancies. It reports; it never
-// fixes: nothing here submits a command or writes a position. A
+// fixes: nothing here changes stock. Its only command is the notice of a
+// discrepancy opened or closed (Config.Notify), an event-only ledger
+// entry that the passes themselves pass over. A
 // discrepancy is resolved by an operator's adjustment that names it (see
 // stockd.Adjust.DiscrepancyID), and closes when a later pass that checks it
 // no longer sees it.
@@ -9,7 +11,8 @@
 //     batches, and checks only the positions those entries changed.
 //   - The hour pass looks for what workers left behind: holds past their
 //     deadline, orders confirmed long ago and not shipped, approvals past
-//     their expiry.
+//     their expiry, and the NATS relay or a webhook too far behind the
+//     ledger (relay_lag).
 //   - The day pass is the full verify (package audit), recorded.
 package reconcile
 
@@ -19,6 +22,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -52,6 +56,24 @@ type Config struct {
 	UnshippedAge time.Duration
 	// PassTimeout bounds one pass. Defaults to 5 minutes.
 	PassTimeout time.Duration
+	// RelayNames are the relays (store.RelayCursorGet names) whose cursors
+	// the hour pass compares with the ledger: serve names its NATS relay
+	// when it runs one. Empty checks none.
+	RelayNames []string
+	// Webhooks makes the hour pass compare each enabled webhook's cursor
+	// with the ledger: serve sets it when its dispatcher runs.
+	Webhooks bool
+	// RelayLagMax is how old the oldest event a relay or webhook has not
+	// delivered may be before the hour pass reports it. Defaults to 5
+	// minutes.
+	RelayLagMax time.Duration
+	// RelayLagEventsMax is how many events a relay or webhook may be
+	// behind before the hour pass reports it. Defaults to 100,000.
+	RelayLagEventsMax int64
+	// Notify writes the events of discrepancies opened and closed
+	// (stockd.NoticeDiscrepancyOpened, ...Closed) on the ledger; nil
+	// writes none.
+	Notify NotifyFunc
 	// Now is the clock. Defaults to time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -59,7 +81,13 @@ type Config struct {
 	Registerer prometheus.Registerer
 }
 
+// NotifyFunc writes notices on the ledger through the engine's one write
+// path; serve passes the engine's.
+type NotifyFunc func(ctx context.Context, notices []stockd.Notice) error
+
 const (
+	relayLagDefault       = 5 * time.Minute
+	relayLagEventsDefault = 100_000
 	batchesPerPassDefault = 100
 	batchPauseDefault     = 20 * time.Millisecond
 	holdGraceDefault      = 5 * time.Minute
@@ -114,6 +142,12 @@ func New(cfg Config) *Reconciler {
 	if cfg.PassTimeout <= 0 {
 		cfg.PassTimeout = passTimeoutDefault
 	}
+	if cfg.RelayLagMax <= 0 {
+		cfg.RelayLagMax = relayLagDefault
+	}
+	if cfg.RelayLagEventsMax <= 0 {
+		cfg.RelayLagEventsMax = relayLagEventsDefault
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -147,6 +181,9 @@ func (r *Reconciler) record(ctx context.Context, run stockd.ReconcileRun, findin
 		return run, err
 	}
 	r.metrics.ran(recorded)
+	if recorded.Opened+recorded.Closed > 0 {
+		r.notice(ctx, recorded)
+	}
 	if err := r.RefreshMetrics(ctx); err != nil {
 		r.cfg.Logger.Warn("refreshing the open discrepancy gauge failed", "err", err)
 	}
@@ -213,4 +250,53 @@ func sortedKeys[V any](m map[stockd.PositionKey]V) []stockd.PositionKey {
 		return 0
 	})
 	return keys
+}
+
+// notice writes the events of the discrepancies run opened and closed.
+// The run is recorded already: a notice that fails is logged, and the
+// discrepancy records stay the truth (GET /v1/discrepancies).
+func (r *Reconciler) notice(ctx context.Context, run stockd.ReconcileRun) {
+	if r.cfg.Notify == nil {
+		return
+	}
+	for after := int64(0); ; {
+		page, err := r.cfg.Store.DiscrepancyList(ctx, store.DiscrepancyListParams{Run: run.ID, After: after, Limit: stockd.PageSizeMax})
+		if err != nil {
+			r.cfg.Logger.Warn("reading the discrepancies of a run for their events failed", "run", run.ID, "err", err)
+			return
+		}
+		notices := make([]stockd.Notice, 0, len(page))
+		for _, d := range page {
+			if n, ok := noticeOf(d, run.ID); ok {
+				notices = append(notices, n)
+			}
+		}
+		if err := r.cfg.Notify(ctx, notices); err != nil {
+			r.cfg.Logger.Warn("writing discrepancy events on the ledger failed", "run", run.ID, "err", err)
+			return
+		}
+		if len(page) < stockd.PageSizeMax {
+			return
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+// noticeOf is the event of d's opening or closing by run: at its
+// position, or its SKU's, or nowhere in particular.
+func noticeOf(d stockd.Discrepancy, run int64) (stockd.Notice, bool) {
+	n := stockd.Notice{Subject: strconv.FormatInt(d.ID, 10), SKU: d.Position.SKU, Reason: d.Kind}
+	switch {
+	case d.ClosedByRun == run:
+		n.Type = stockd.NoticeDiscrepancyClosed
+	case d.FirstRun == run && d.Status == stockd.DiscrepancyOpen:
+		n.Type = stockd.NoticeDiscrepancyOpened
+	default:
+		return n, false
+	}
+	if d.Position.Location != "" && d.Position.Pool != "" {
+		k := d.Position
+		n.Position = &k
+	}
+	return n, true
 }

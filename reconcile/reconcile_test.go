@@ -241,9 +241,12 @@ func TestMinuteBatches(t *testing.T) {
 		f.Receive("A", "default", 1)
 		f.Receive("C", "default", 1)
 		f.Receive("A", "default", 1)
+		// 5 receipts and the back-in-stock events (position and pool) of
+		// the first of each SKU: 11 entries, 6 runs of 2; events check no
+		// position.
 		res := f.pass(stockd.PassMinute)
-		if !res.Clean() || len(res.Runs) != 3 {
-			t.Fatalf("pass = %+v, want 3 clean runs", res)
+		if !res.Clean() || len(res.Runs) != 6 {
+			t.Fatalf("pass = %+v, want 6 clean runs", res)
 		}
 		checked := 0
 		for i, run := range res.Runs {
@@ -256,8 +259,8 @@ func TestMinuteBatches(t *testing.T) {
 			t.Fatalf("positions checked %d over the runs, want each of 3 once", checked)
 		}
 		cursor, err := f.Store.ReconcileCursor(ctx, stockd.PassMinute)
-		if err != nil || cursor != res.Runs[2].CursorTo {
-			t.Fatalf("cursor = %d, %v; want %d", cursor, err, res.Runs[2].CursorTo)
+		if err != nil || cursor != res.Runs[5].CursorTo {
+			t.Fatalf("cursor = %d, %v; want %d", cursor, err, res.Runs[5].CursorTo)
 		}
 	})
 }
@@ -495,6 +498,9 @@ func TestMinuteResolutionAcrossBatches(t *testing.T) {
 		f.SKU("A")
 		f.SKU("B")
 		f.Receive("A", "default", 10)
+		// B in stock before the drift: its first receipt's back-in-stock
+		// events would fill a batch of their own below.
+		f.Receive("B", "default", 1)
 		f.plant(posA, stockd.Counters{OnHand: 15})
 		if res := f.pass(stockd.PassMinute); len(res.Findings) != 2 {
 			t.Fatalf("found %v, want the drift", kinds(res.Findings))

@@ -186,6 +186,9 @@ func orDefault(d, def time.Duration) time.Duration {
 	return d
 }
 
+// Name is the relay's name: its lease's and its cursor's key.
+func (r *Relay) Name() string { return r.cfg.Name }
+
 // Status returns what the relay last knew.
 func (r *Relay) Status() Status {
 	r.mu.Lock()

@@ -32,10 +32,19 @@ func ValidEnvironment(env string) bool {
 }
 
 // Subject is the subject of one event: stockd.<env>.<type>.<sku>, the
-// type and SKU escaped by EscapeToken.
+// type and SKU escaped by EscapeToken. An event of no SKU (a notice such as
+// a relay_lag discrepancy's) has the token NoSKUToken: NATS refuses an
+// empty token, and no escaped SKU is a lone '%'.
 func Subject(env, eventType, sku string) string {
-	return SubjectPrefix + "." + env + "." + EscapeToken(eventType) + "." + EscapeToken(sku)
+	token := NoSKUToken
+	if sku != "" {
+		token = EscapeToken(sku)
+	}
+	return SubjectPrefix + "." + env + "." + EscapeToken(eventType) + "." + token
 }
+
+// NoSKUToken is the SKU token of events about no SKU.
+const NoSKUToken = "%"
 
 // EventID is the event's Nats-Msg-Id: the environment and the ledger seq,
 // unique per database and environment, so that two environments sharing a

@@ -41,6 +41,9 @@ func TestSubject(t *testing.T) {
 	if got, want := Subject("prod", "reserve", "tea.green"), "stockd.prod.reserve.tea%2Egreen"; got != want {
 		t.Fatalf("Subject = %q; want %q", got, want)
 	}
+	if got, want := Subject("prod", "discrepancy_opened", ""), "stockd.prod.discrepancy_opened.%"; got != want {
+		t.Fatalf("Subject of no SKU = %q; want %q", got, want)
+	}
 	if got, want := EventID("prod", 42), "prod:42"; got != want {
 		t.Fatalf("EventID = %q; want %q", got, want)
 	}

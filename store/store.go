@@ -240,6 +240,10 @@ type Store interface {
 	// AlertDigestMark records that the digest of businessDate goes out at
 	// at, and reports whether this call recorded it (false: it was already).
 	AlertDigestMark(ctx context.Context, businessDate string, at time.Time) (bool, error)
+	// SKUAlertLineSet caches the SKU's alert line (stockd.SKU.AlertLine,
+	// at least 0) on its row, writing only when it differs from the one
+	// stored, and reports whether it wrote. An unknown SKU writes nothing.
+	SKUAlertLineSet(ctx context.Context, sku string, line int64) (bool, error)
 
 	// Listings (issue 9).
 
@@ -596,6 +600,9 @@ type DiscrepancyListParams struct {
 	SKU    string
 	After  int64
 	Limit  int
+	// Run, when not 0, selects the discrepancies that run opened or
+	// closed: what the reconciler notices on the ledger after recording it.
+	Run int64
 }
 
 // DemandHistoryPutParams are the rows of one import and its time.

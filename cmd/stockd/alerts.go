@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
 
+	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/alert"
 	"github.com/stockd/stockd/replenish/evaluate"
 )
@@ -89,6 +91,7 @@ func (m *Main) startAlerts(zone *time.Location, reg prometheus.Registerer) (*ale
 	a := &alerts{notifier: notifier}
 	a.worker = alert.New(alert.Config{
 		Store: m.store, Evaluate: alert.Evaluator(&evaluate.Evaluator{Store: m.store, Zone: zone}), Notifier: notifier, Zone: zone, DailyAt: at,
+		Notify:   func(ctx context.Context, n []stockd.Notice) error { return m.engine.Notify(ctx, "alert", n) },
 		Policy:   alert.Policy{TierMax: notifier.TierMax()},
 		Debounce: m.Config.AlertDebounce, Interval: m.Config.AlertInterval, Logger: m.Logger, Metrics: metrics,
 	})

@@ -130,7 +130,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	if s := m.Config.Reconcile.Schedule; s != (reconcile.Schedule{}) {
-		m.reconcile = startReconcile(m.Config.Reconcile.reconciler(m.store, m.Logger, reg), s)
+		m.reconcile = startReconcile(m.serveReconciler(reg), s)
 	}
 	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
 		return err

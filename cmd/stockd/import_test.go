@@ -77,8 +77,10 @@ func TestImportExport(t *testing.T) {
 			t.Errorf("export stock:\n%s\nwant:\n%s", got, want)
 		}
 		ledger := runCommand(t, "export", "ledger", "--database-url", db, "--sku", "mug")
-		if lines := strings.Count(ledger, "\n"); lines != 5 { // header, receipt, reserve, reserve, confirm
-			t.Errorf("export ledger --sku mug: %d lines, want 5:\n%s", lines, ledger)
+		// header, receipt, its back-in-stock events (position and pool),
+		// reserve, reserve, confirm
+		if lines := strings.Count(ledger, "\n"); lines != 7 {
+			t.Errorf("export ledger --sku mug: %d lines, want 7:\n%s", lines, ledger)
 		}
 		future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
 		if got := runCommand(t, "export", "ledger", "--database-url", db, "--from", future); strings.Count(got, "\n") != 1 {

@@ -25,6 +25,11 @@ type ReconcileConfig struct {
 	Schedule     reconcile.Schedule
 	HoldGrace    time.Duration
 	UnshippedAge time.Duration
+	// RelayLagMax and RelayLagEventsMax bound how far the NATS relay and
+	// each enabled webhook may trail the ledger before the hour pass of
+	// serve reports relay_lag.
+	RelayLagMax       time.Duration
+	RelayLagEventsMax int64
 }
 
 func bindReconcileFlags(fs *pflag.FlagSet, c *ReconcileConfig) {
@@ -33,6 +38,8 @@ func bindReconcileFlags(fs *pflag.FlagSet, c *ReconcileConfig) {
 	fs.DurationVar(&c.Schedule.Hour, "reconcile-hour-interval", d.Hour, "how often the hour pass looks for overdue holds, unshipped orders and overdue approvals; 0 is off, else 1m to 24h (env STOCKD_RECONCILE_HOUR_INTERVAL)")
 	fs.DurationVar(&c.Schedule.Day, "reconcile-day-interval", d.Day, "how often the day pass runs the full verify; 0 is off, else 1h to 168h (env STOCKD_RECONCILE_DAY_INTERVAL)")
 	bindHourFlags(fs, c)
+	fs.DurationVar(&c.RelayLagMax, "reconcile-relay-lag-max", 5*time.Minute, "how old the oldest event the NATS relay or an enabled webhook has not delivered may be before the hour pass reports relay_lag (env STOCKD_RECONCILE_RELAY_LAG_MAX)")
+	fs.Int64Var(&c.RelayLagEventsMax, "reconcile-relay-lag-events-max", 100_000, "how many events the NATS relay or an enabled webhook may trail the ledger by before the hour pass reports relay_lag (env STOCKD_RECONCILE_RELAY_LAG_EVENTS_MAX)")
 }
 
 func bindHourFlags(fs *pflag.FlagSet, c *ReconcileConfig) {
@@ -47,11 +54,32 @@ func (c ReconcileConfig) validate() error {
 	if c.HoldGrace < 0 || c.UnshippedAge < 0 {
 		return fmt.Errorf("reconcile: hold grace %v and unshipped age %v must not be negative", c.HoldGrace, c.UnshippedAge)
 	}
+	if c.RelayLagMax < 0 || c.RelayLagEventsMax < 0 {
+		return fmt.Errorf("reconcile: relay lag %v and %d events must not be negative", c.RelayLagMax, c.RelayLagEventsMax)
+	}
 	return nil
 }
 
 func (c ReconcileConfig) reconciler(s store.Store, logger *slog.Logger, reg prometheus.Registerer) *reconcile.Reconciler {
-	return reconcile.New(reconcile.Config{Store: s, HoldGrace: c.HoldGrace, UnshippedAge: c.UnshippedAge, Logger: logger, Registerer: reg})
+	return reconcile.New(c.config(s, logger, reg))
+}
+
+func (c ReconcileConfig) config(s store.Store, logger *slog.Logger, reg prometheus.Registerer) reconcile.Config {
+	return reconcile.Config{Store: s, HoldGrace: c.HoldGrace, UnshippedAge: c.UnshippedAge,
+		RelayLagMax: c.RelayLagMax, RelayLagEventsMax: c.RelayLagEventsMax, Logger: logger, Registerer: reg}
+}
+
+// serveReconciler is the reconciler of serve: it checks the lag of the
+// relay and the webhooks serve runs, and writes the events of what it
+// opens and closes through the engine.
+func (m *Main) serveReconciler(reg prometheus.Registerer) *reconcile.Reconciler {
+	cfg := m.Config.Reconcile.config(m.store, m.Logger, reg)
+	if m.relay != nil {
+		cfg.RelayNames = []string{m.relay.relay.Name()}
+	}
+	cfg.Webhooks = m.webhooks != nil
+	cfg.Notify = func(ctx context.Context, n []stockd.Notice) error { return m.engine.Notify(ctx, "reconcile", n) }
+	return reconcile.New(cfg)
 }
 
 // reconcileLoop runs the scheduled passes of serve until stopped.

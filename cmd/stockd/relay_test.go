@@ -83,11 +83,13 @@ func TestServeRelays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r := health.Relay; r != nil && r.State == "leading" && r.Cursor >= 2 && r.LagEvents == 0 {
+		// The receipt, its back-in-stock events (position and pool), the
+		// reservation.
+		if r := health.Relay; r != nil && r.State == "leading" && r.Cursor >= 4 && r.LagEvents == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("healthz relay = %+v; want leading at cursor 2, no lag", health.Relay)
+			t.Fatalf("healthz relay = %+v; want leading at cursor 4, no lag", health.Relay)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -98,7 +100,8 @@ func TestServeRelays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"stockd." + env + ".receipt.tea%2Egreen", "stockd." + env + ".reserve.tea%2Egreen"}
+	want := []string{"stockd." + env + ".receipt.tea%2Egreen", "stockd." + env + ".stock_back_in_stock.tea%2Egreen",
+		"stockd." + env + ".pool_back_in_stock.tea%2Egreen", "stockd." + env + ".reserve.tea%2Egreen"}
 	for i, subject := range want {
 		msg, err := s.GetMsg(ctx, uint64(i+1))
 		if err != nil {
@@ -121,7 +124,7 @@ func TestServeRelays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"stockd_relay_lag_events 0", "stockd_relay_lag_seconds 0", "stockd_relay_leader 1", "stockd_relay_published_total 2"} {
+	for _, name := range []string{"stockd_relay_lag_events 0", "stockd_relay_lag_seconds 0", "stockd_relay_leader 1", "stockd_relay_published_total 4"} {
 		if !strings.Contains(string(metrics), name+"\n") {
 			t.Errorf("/metrics lacks %q", name)
 		}

@@ -235,3 +235,12 @@ func (s *Store) AlertDigestMark(ctx context.Context, businessDate string, at tim
 	}
 	return tag.RowsAffected() == 1, nil
 }
+
+// SKUAlertLineSet implements store.Store.SKUAlertLineSet.
+func (s *Store) SKUAlertLineSet(ctx context.Context, sku string, line int64) (bool, error) {
+	tag, err := s.pool.Exec(ctx, querySKUAlertLineSet, sku, line)
+	if err != nil {
+		return false, fmt.Errorf("postgres: set alert line of %q: %w", sku, interpretError(err))
+	}
+	return tag.RowsAffected() == 1, nil
+}

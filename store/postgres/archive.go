@@ -44,9 +44,6 @@ RETURNING ` + ledgerArchiveColumns
 
 	queryLedgerArchiveEach = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq <= $1 ORDER BY seq`
 
-	// queryLedgerArchiveLast walks ledger_sku_seq backwards from the cut.
-	queryLedgerArchiveLast = queryLedgerLast
-
 	// queryLedgerArchiveNth walks ledger_sku_seq forwards from the
 	// position's first entry: where a step that deletes $5 + 1 entries
 	// ends.
@@ -246,3 +243,8 @@ func (s *Store) LedgerCursorList(ctx context.Context) ([]stockd.LedgerCursor, er
 		return c, err
 	}, queryLedgerCursorList)
 }
+
+// queryLedgerArchiveLast walks ledger_sku_seq backwards from the cut
+// (a var: queryLedgerLast leaves event-only entries out, which their
+// copied counters allow).
+var queryLedgerArchiveLast = queryLedgerLast

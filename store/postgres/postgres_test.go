@@ -164,8 +164,8 @@ func TestLedgerImmutable(t *testing.T) {
 		wantSQLState(t, sql, err, restrictViolation)
 	}
 	entries, err := s.LedgerList(t.Context(), store.LedgerListParams{})
-	if err != nil || len(entries) != 1 || entries[0].After.OnHand != 5 {
-		t.Fatalf("ledger after refused changes = %+v, %v; want the one receipt", entries, err)
+	if err != nil || len(entries) != 3 || entries[0].After.OnHand != 5 || entries[1].BusinessType != stockd.EventStockBackInStock {
+		t.Fatalf("ledger after refused changes = %+v, %v; want the one receipt and its back-in-stock events", entries, err)
 	}
 }
 
@@ -341,7 +341,7 @@ func TestEngineRoundTrip(t *testing.T) {
 	}
 
 	ledger, err := s.LedgerList(ctx, store.LedgerListParams{SKU: "apple"})
-	wantTypes := []string{stockd.BusinessReceipt, stockd.BusinessReserve, stockd.BusinessConfirm}
+	wantTypes := []string{stockd.BusinessReceipt, stockd.EventStockBackInStock, stockd.EventPoolBackInStock, stockd.BusinessReserve, stockd.BusinessConfirm}
 	if err != nil || len(ledger) != len(wantTypes) {
 		t.Fatalf("LedgerList = %+v, %v; want %v", ledger, err, wantTypes)
 	}
@@ -350,8 +350,8 @@ func TestEngineRoundTrip(t *testing.T) {
 			t.Fatalf("ledger[%d] is %s, want %s", i, e.BusinessType, wantTypes[i])
 		}
 	}
-	if ledger[2].After != want {
-		t.Fatalf("last ledger entry leaves %+v, want %+v", ledger[2].After, want)
+	if ledger[4].After != want {
+		t.Fatalf("last ledger entry leaves %+v, want %+v", ledger[4].After, want)
 	}
 	page, err := s.LedgerList(ctx, store.LedgerListParams{After: ledger[0].Seq, Limit: 1})
 	if err != nil || len(page) != 1 || page[0].Seq != ledger[1].Seq {
@@ -363,8 +363,8 @@ func TestEngineRoundTrip(t *testing.T) {
 		t.Fatalf("PositionEach = %+v, %v", each, err)
 	}
 	var streamed int
-	if err := auditOf(s).LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { streamed++; return nil }); err != nil || streamed != 3 {
-		t.Fatalf("LedgerEachByPosition streamed %d, %v; want 3", streamed, err)
+	if err := auditOf(s).LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { streamed++; return nil }); err != nil || streamed != 5 {
+		t.Fatalf("LedgerEachByPosition streamed %d, %v; want 5 (3 changes, 2 events)", streamed, err)
 	}
 	stop := errors.New("stop")
 	if err := auditOf(s).LedgerEachByPosition(ctx, func(stockd.LedgerEntry) error { return stop }); err != stop {

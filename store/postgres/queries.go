@@ -34,7 +34,7 @@ const queryMigrationRecord = `INSERT INTO schema_migrations (version) VALUES ($1
 
 // SKUs and locations.
 
-const skuColumns = `id, name, unit, deduction, approval_threshold, bundle, created_at`
+const skuColumns = `id, name, unit, deduction, approval_threshold, bundle, created_at, alert_line`
 
 const querySKUGet = `SELECT ` + skuColumns + ` FROM skus WHERE id = $1`
 
@@ -487,3 +487,7 @@ WHERE webhook_id = $1 AND id > $2 ORDER BY id LIMIT $3`
 
 // webhooksLockKey serialises WebhookCreate's count and insert.
 const webhooksLockKey int64 = 0x73746f636b640012
+
+// querySKUAlertLineSet writes the cached alert line only when it changed,
+// so an unchanged evaluation takes no row lock and writes no tuple.
+const querySKUAlertLineSet = `UPDATE skus SET alert_line = $2 WHERE id = $1 AND alert_line <> $2`

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,29 +56,13 @@ ON CONFLICT (pass) DO UPDATE SET seq = GREATEST(reconcile_cursors.seq, excluded.
 SELECT ` + discrepancyColumns + `
 FROM discrepancies
 WHERE id > $1 AND ($2 = '' OR status = $2) AND ($3 = '' OR kind = $3) AND ($4 = '' OR sku = $4)
+  AND ($6::int8 = 0 OR first_run = $6 OR closed_by_run = $6)
 ORDER BY id
 LIMIT $5`
 
 	queryDiscrepancyOpenCounts = `SELECT kind, count(*) FROM discrepancies WHERE status = 'open' GROUP BY kind`
 
 	queryLedgerEachAfter = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq > $1 ORDER BY seq LIMIT $2`
-
-	// queryLedgerLast walks ledger_sku_seq backwards from atOrBefore.
-	queryLedgerLast = `
-SELECT ` + ledgerColumns + `
-FROM ledger
-WHERE sku = $1 AND location = $2 AND pool = $3 AND seq <= $4
-ORDER BY seq DESC
-LIMIT 1`
-
-	// queryLedgerLastAsOf walks ledger_sku_seq backwards from the newest
-	// entry: a count is of recent stock, so few entries are passed over.
-	queryLedgerLastAsOf = `
-SELECT ` + ledgerColumns + `
-FROM ledger
-WHERE sku = $1 AND location = $2 AND pool = $3 AND created_at <= $4
-ORDER BY seq DESC
-LIMIT 1`
 
 	queryPositionGet = `
 SELECT ` + positionColumns + `
@@ -205,7 +190,7 @@ func (s *Store) DiscrepancyList(ctx context.Context, p store.DiscrepancyListPara
 		limit = stockd.PageSizeDefault
 	}
 	limit = min(limit, stockd.PageSizeMax)
-	return list(ctx, s.pool, "list discrepancies", scanDiscrepancy, queryDiscrepancyList, p.After, p.Status, p.Kind, p.SKU, limit)
+	return list(ctx, s.pool, "list discrepancies", scanDiscrepancy, queryDiscrepancyList, p.After, p.Status, p.Kind, p.SKU, limit, p.Run)
 }
 
 // DiscrepancyOpenCounts implements store.Store.DiscrepancyOpenCounts.
@@ -282,3 +267,27 @@ func found[T any](v T, err error, what string) (T, bool, error) {
 	}
 	return v, true, nil
 }
+
+// queryLedgerLast walks ledger_sku_seq backwards from atOrBefore.
+var queryLedgerLast = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = $1 AND location = $2 AND pool = $3 AND seq <= $4
+  AND ` + notEventOnly + `
+ORDER BY seq DESC
+LIMIT 1`
+
+// queryLedgerLastAsOf walks ledger_sku_seq backwards from the newest
+// entry: a count is of recent stock, so few entries are passed over.
+var queryLedgerLastAsOf = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = $1 AND location = $2 AND pool = $3 AND created_at <= $4
+  AND ` + notEventOnly + `
+ORDER BY seq DESC
+LIMIT 1`
+
+// notEventOnly leaves out event-only entries (stockd.EventOnly): their
+// counters are a copy of the position's, not a change, so they are never
+// the entry a chain starts from nor the books as of a time.
+var notEventOnly = "business_type NOT IN ('" + strings.Join(stockd.EventOnlyTypes(), "', '") + "')"

@@ -26,7 +26,7 @@ type scanner interface {
 
 func scanSKU(row scanner) (stockd.SKU, error) {
 	var s stockd.SKU
-	if err := row.Scan(&s.ID, &s.Name, &s.Unit, &s.Deduction, &s.ApprovalThreshold, &s.Bundle, &s.CreatedAt); err != nil {
+	if err := row.Scan(&s.ID, &s.Name, &s.Unit, &s.Deduction, &s.ApprovalThreshold, &s.Bundle, &s.CreatedAt, &s.AlertLine); err != nil {
 		return stockd.SKU{}, err
 	}
 	s.CreatedAt = s.CreatedAt.UTC()

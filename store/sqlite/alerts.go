@@ -266,3 +266,16 @@ func (s *Store) AlertDigestMark(ctx context.Context, businessDate string, at tim
 	}
 	return rows == 1, nil
 }
+
+// SKUAlertLineSet implements store.Store.SKUAlertLineSet.
+func (s *Store) SKUAlertLineSet(ctx context.Context, sku string, line int64) (bool, error) {
+	res, err := s.writer.ExecContext(ctx, querySKUAlertLineSet, line, sku, line)
+	if err != nil {
+		return false, fmt.Errorf("set alert line of %q: %w", sku, interpretError(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("set alert line of %q: %w", sku, err)
+	}
+	return n == 1, nil
+}

@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 // Columns read back into domain types, in the order the scan functions of
 // scan.go expect them.
 const (
-	skuColumns         = `id, name, unit, deduction, approval_threshold, bundle, created_at`
+	skuColumns         = `id, name, unit, deduction, approval_threshold, bundle, created_at, alert_line`
 	locationColumns    = `id, name, priority, inactive, created_at`
 	positionColumns    = `p.sku, p.location, p.pool, p.on_hand, p.reserved, p.committed, p.quarantined, p.in_transit, p.incoming, l.priority`
 	reservationColumns = `id, COALESCE(key, ''), status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id`
@@ -396,3 +396,6 @@ WHERE webhook_id = ?1 AND id <= (
 SELECT ` + webhookDeliveryColumns + ` FROM webhook_deliveries
 WHERE webhook_id = ? AND id > ? ORDER BY id LIMIT ?`
 )
+
+// querySKUAlertLineSet writes the cached alert line only when it changed.
+const querySKUAlertLineSet = `UPDATE skus SET alert_line = ? WHERE id = ? AND alert_line <> ?`

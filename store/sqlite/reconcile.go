@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -54,29 +55,13 @@ ON CONFLICT (pass) DO UPDATE SET seq = max(seq, excluded.seq), updated_at = excl
 SELECT ` + discrepancyColumns + `
 FROM discrepancies
 WHERE id > ? AND (? = '' OR status = ?) AND (? = '' OR kind = ?) AND (? = '' OR sku = ?)
+  AND (? = 0 OR first_run = ? OR closed_by_run = ?)
 ORDER BY id
 LIMIT ?`
 
 	queryDiscrepancyOpenCounts = `SELECT kind, count(*) FROM discrepancies WHERE status = 'open' GROUP BY kind`
 
 	queryLedgerEachAfter = `SELECT ` + ledgerColumns + ` FROM ledger WHERE seq > ? ORDER BY seq LIMIT ?`
-
-	// queryLedgerLast walks ledger_sku_seq backwards from atOrBefore.
-	queryLedgerLast = `
-SELECT ` + ledgerColumns + `
-FROM ledger
-WHERE sku = ? AND location = ? AND pool = ? AND seq <= ?
-ORDER BY seq DESC
-LIMIT 1`
-
-	// queryLedgerLastAsOf walks ledger_sku_seq backwards from the newest
-	// entry: a count is of recent stock, so few entries are passed over.
-	queryLedgerLastAsOf = `
-SELECT ` + ledgerColumns + `
-FROM ledger
-WHERE sku = ? AND location = ? AND pool = ? AND created_at <= ?
-ORDER BY seq DESC
-LIMIT 1`
 
 	queryPositionGet = `
 SELECT ` + positionColumns + `
@@ -228,7 +213,7 @@ func (s *Store) DiscrepancyList(ctx context.Context, p store.DiscrepancyListPara
 	}
 	limit = min(limit, stockd.PageSizeMax)
 	all, err := queryAll(ctx, s.reader, queryDiscrepancyList, scanDiscrepancy,
-		p.After, p.Status, p.Status, p.Kind, p.Kind, p.SKU, p.SKU, limit)
+		p.After, p.Status, p.Status, p.Kind, p.Kind, p.SKU, p.SKU, p.Run, p.Run, p.Run, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list discrepancies: %w", err)
 	}
@@ -306,3 +291,27 @@ func found[T any](v T, err error) (T, bool, error) {
 	}
 	return v, err == nil, err
 }
+
+// queryLedgerLast walks ledger_sku_seq backwards from atOrBefore.
+var queryLedgerLast = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = ? AND location = ? AND pool = ? AND seq <= ?
+  AND ` + notEventOnly + `
+ORDER BY seq DESC
+LIMIT 1`
+
+// queryLedgerLastAsOf walks ledger_sku_seq backwards from the newest
+// entry: a count is of recent stock, so few entries are passed over.
+var queryLedgerLastAsOf = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = ? AND location = ? AND pool = ? AND created_at <= ?
+  AND ` + notEventOnly + `
+ORDER BY seq DESC
+LIMIT 1`
+
+// notEventOnly leaves out event-only entries (stockd.EventOnly): their
+// counters are a copy of the position's, not a change, so they are never
+// the entry a chain starts from nor the books as of a time.
+var notEventOnly = "business_type NOT IN ('" + strings.Join(stockd.EventOnlyTypes(), "', '") + "')"

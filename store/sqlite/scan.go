@@ -33,7 +33,7 @@ func jsonArray[T any](values []T) (string, error) {
 func scanSKU(row rowScanner) (stockd.SKU, error) {
 	var sku stockd.SKU
 	var createdAtMicros int64
-	if err := row.Scan(&sku.ID, &sku.Name, &sku.Unit, &sku.Deduction, &sku.ApprovalThreshold, &sku.Bundle, &createdAtMicros); err != nil {
+	if err := row.Scan(&sku.ID, &sku.Name, &sku.Unit, &sku.Deduction, &sku.ApprovalThreshold, &sku.Bundle, &createdAtMicros, &sku.AlertLine); err != nil {
 		return stockd.SKU{}, err
 	}
 	sku.CreatedAt = timeFromUnixMicros(createdAtMicros)

@@ -217,8 +217,8 @@ func TestLedgerIsImmutable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 1 || entries[0].Delta.OnHand != 5 {
-		t.Errorf("ledger = %+v, want the one receipt of 5, unchanged", entries)
+	if len(entries) != 3 || entries[0].Delta.OnHand != 5 || entries[1].BusinessType != stockd.EventStockBackInStock || entries[2].BusinessType != stockd.EventPoolBackInStock {
+		t.Errorf("ledger = %+v, want the one receipt of 5 and its back-in-stock events, unchanged", entries)
 	}
 }
 
@@ -546,7 +546,8 @@ func TestRoundTrip(t *testing.T) {
 			t.Errorf("ReservationListDue(before its deadline) = %v, want none", due)
 		}
 
-		wantTypes := []string{stockd.BusinessReceipt, stockd.BusinessReserve, stockd.BusinessConfirm, stockd.BusinessReserve}
+		wantTypes := []string{stockd.BusinessReceipt, stockd.EventStockBackInStock, stockd.EventPoolBackInStock,
+			stockd.BusinessReserve, stockd.BusinessConfirm, stockd.BusinessReserve}
 		ledger, err := s.LedgerList(ctx, store.LedgerListParams{SKU: "A"})
 		if err != nil {
 			t.Fatal(err)

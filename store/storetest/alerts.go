@@ -175,3 +175,39 @@ func testAlertDeliveriesAndCursor(t *testing.T, h *flowtest.Harness) {
 		}
 	}
 }
+
+// testSKUAlertLine: the alert line cached on the SKU row is written only
+// when it changes, read with the SKU (by the batch too), and unknown SKUs
+// write nothing.
+func testSKUAlertLine(t *testing.T, h *flowtest.Harness) {
+	h.SKU("A")
+	if sku, err := h.Store.SKUGet(ctx, "A"); err != nil || sku.AlertLine != 0 {
+		t.Fatalf("SKUGet of a new SKU = %+v, %v; want alert line 0", sku, err)
+	}
+	for _, tc := range []struct {
+		line  int64
+		wrote bool
+	}{{118, true}, {118, false}, {0, true}, {7, true}} {
+		wrote, err := h.Store.SKUAlertLineSet(ctx, "A", tc.line)
+		if err != nil || wrote != tc.wrote {
+			t.Fatalf("SKUAlertLineSet(%d) = %v, %v; want %v", tc.line, wrote, err, tc.wrote)
+		}
+	}
+	if sku, err := h.Store.SKUGet(ctx, "A"); err != nil || sku.AlertLine != 7 {
+		t.Fatalf("SKUGet = %+v, %v; want alert line 7", sku, err)
+	}
+	if list, err := h.Store.SKUList(ctx, "", 10); err != nil || len(list) != 1 || list[0].AlertLine != 7 {
+		t.Fatalf("SKUList = %+v, %v; want A with alert line 7", list, err)
+	}
+	if wrote, err := h.Store.SKUAlertLineSet(ctx, "nope", 5); err != nil || wrote {
+		t.Fatalf("SKUAlertLineSet of an unknown SKU = %v, %v; want nothing written", wrote, err)
+	}
+	if _, err := h.Store.SKUAlertLineSet(ctx, "A", -1); err == nil {
+		t.Fatal("a negative alert line was stored")
+	}
+	// A batch on the SKU keeps the cached line.
+	h.Receive("A", "default", 1)
+	if sku, err := h.Store.SKUGet(ctx, "A"); err != nil || sku.AlertLine != 7 {
+		t.Fatalf("SKUGet after a batch = %+v, %v; want alert line 7", sku, err)
+	}
+}

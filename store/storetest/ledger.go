@@ -19,9 +19,11 @@ func testLedgerList(t *testing.T, h *flowtest.Harness) {
 		h.Receive("a", "default", 1)
 		h.Receive("b", "default", 1)
 	}
+	// Six receipts, and after the first of each SKU its back-in-stock
+	// events (position and pool).
 	all, err := h.Store.LedgerList(ctx, storeLedger("", 0, 100))
-	if err != nil || len(all) != 6 {
-		t.Fatalf("ledger = %d entries, %v; want 6", len(all), err)
+	if err != nil || len(all) != 10 {
+		t.Fatalf("ledger = %d entries, %v; want 10", len(all), err)
 	}
 	for i := 1; i < len(all); i++ {
 		if all[i].Seq <= all[i-1].Seq {
@@ -42,19 +44,22 @@ func testLedgerUnique(t *testing.T, h *flowtest.Harness) {
 	h.SKU("a")
 	h.Receive("a", "default", 1)
 	entries, err := h.Store.LedgerList(ctx, storeLedger("a", 0, 10))
-	if err != nil || len(entries) != 1 {
-		t.Fatalf("ledger = %v, %v", entries, err)
+	if err != nil || len(entries) != 3 || entries[1].BusinessType != stockd.EventStockBackInStock {
+		t.Fatalf("ledger = %v, %v; want the receipt and its back-in-stock events", entries, err)
 	}
-	dup := entries[0]
-	tx, err := h.Store.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if err := tx.Write(ctx, &stockd.BatchWrites{Ledger: []stockd.LedgerEntry{dup}}); err == nil {
-		if err := tx.Commit(ctx); err == nil {
-			t.Fatal("a second ledger entry for the same business event was accepted")
+	// The change, and a derived event: each is once per business event
+	// (an event once per crossing).
+	for _, dup := range entries[:2] {
+		tx, err := h.Store.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if err := tx.Write(ctx, &stockd.BatchWrites{Ledger: []stockd.LedgerEntry{dup}}); err == nil {
+			if err := tx.Commit(ctx); err == nil {
+				t.Fatalf("a second ledger entry %s %q was accepted", dup.BusinessType, dup.BusinessID)
+			}
+		}
+		tx.Rollback(ctx)
 	}
 }
 
@@ -81,6 +86,13 @@ func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	h.Transition(stockd.KindFulfil, held.ID)
 	h.Clock.Advance(time.Hour)
 	h.MustDo(stockd.Command{Op: &stockd.Shipment{Lines: []stockd.ShipmentLine{{SKU: "s", Quantity: 6}}}})
+	// Events are not sales: a notice at a's positions, and b sold out
+	// (a derived event) within the window.
+	h.MustDo(stockd.NoticeCommand(stockd.Notice{Type: stockd.NoticeAlertRaised, Subject: "1", SKU: "a"}, ""))
+	h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{line("b", 91)}, Commit: true}})
+	if sold, err := h.Store.LedgerList(ctx, store.LedgerListParams{SKU: "b", Type: stockd.EventStockSoldOut}); err != nil || len(sold) != 1 {
+		t.Fatalf("stock_sold_out of b = %+v, %v; want one", sold, err)
+	}
 
 	got, err := h.Store.LedgerSales(ctx, "a", "", start, start.Add(24*time.Hour))
 	if err != nil {
@@ -92,6 +104,9 @@ func testLedgerSales(t *testing.T, h *flowtest.Harness) {
 	}
 	if got, err := h.Store.LedgerSales(ctx, "a", "", start.Add(15*time.Minute), start.Add(30*time.Minute)); err != nil || len(got) != 1 || got[0].Quantity != 3 {
 		t.Fatalf("sales of a in the second quarter-hour = %+v, %v, want one bucket of 3", got, err)
+	}
+	if soldB, err := h.Store.LedgerSales(ctx, "b", "", start, start.Add(24*time.Hour)); err != nil || len(soldB) != 1 || soldB[0].Quantity != 91 {
+		t.Fatalf("sales of b = %+v, %v; want the 91 confirmed, its sold-out event not counted", soldB, err)
 	}
 	shipped, err := h.Store.LedgerSales(ctx, "s", "", start, start.Add(24*time.Hour))
 	if err != nil || len(shipped) != 1 || shipped[0].Quantity != 6 || !shipped[0].Start.Equal(start.Add(75*time.Minute)) {
@@ -136,9 +151,20 @@ func testLedgerFilters(t *testing.T, h *flowtest.Harness) {
 	res := h.MustDo(stockd.Command{Op: &stockd.Reserve{Lines: []stockd.LineRequest{{SKU: "a", Quantity: 2}, {SKU: "b", Quantity: 1}}}}).Reservation
 	h.Clock.Advance(5 * time.Minute)
 	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindConfirm, ReservationID: res.ID}})
-	all, err := h.Store.LedgerList(ctx, storeLedger("", 0, 100))
-	if err != nil || len(all) != 6 {
-		t.Fatalf("ledger = %d entries, %v; want 6", len(all), err)
+	// The changes (events filtered out below: their rows are tested by
+	// "event type").
+	entries, err := h.Store.LedgerList(ctx, storeLedger("", 0, 100))
+	if err != nil || len(entries) != 10 {
+		t.Fatalf("ledger = %d entries, %v; want 6 changes and 4 back-in-stock events", len(entries), err)
+	}
+	var all, backIn []stockd.LedgerEntry
+	for _, e := range entries {
+		switch {
+		case e.BusinessType == stockd.EventStockBackInStock:
+			backIn = append(backIn, e)
+		case !stockd.EventOnly(e.BusinessType):
+			all = append(all, e)
+		}
 	}
 	firstReceipt := all[0].BusinessID
 	tests := []struct {
@@ -155,8 +181,10 @@ func testLedgerFilters(t *testing.T, h *flowtest.Harness) {
 		{"from", store.LedgerListParams{From: middle}, []int64{all[1].Seq, all[2].Seq, all[3].Seq, all[4].Seq, all[5].Seq}},
 		{"to, excluded", store.LedgerListParams{To: middle}, []int64{all[0].Seq}},
 		{"window and sku", store.LedgerListParams{SKU: "a", From: middle, To: middle.Add(time.Minute)}, []int64{all[2].Seq}},
-		{"limit", store.LedgerListParams{Location: "east", Limit: 2}, []int64{all[1].Seq, all[3].Seq}},
+		// The receipt at east, its two events, the reserve.
+		{"limit", store.LedgerListParams{Location: "east", Limit: 4}, []int64{all[1].Seq, all[3].Seq}},
 		{"nothing matches", store.LedgerListParams{BusinessID: firstReceipt, Type: stockd.BusinessConfirm}, nil},
+		{"event type", store.LedgerListParams{Type: stockd.EventStockBackInStock}, []int64{backIn[0].Seq, backIn[1].Seq}},
 	}
 	for _, tt := range tests {
 		got, err := h.Store.LedgerList(ctx, tt.p)
@@ -165,6 +193,9 @@ func testLedgerFilters(t *testing.T, h *flowtest.Harness) {
 		}
 		var seqs []int64
 		for _, e := range got {
+			if tt.p.Type == "" && stockd.EventOnly(e.BusinessType) {
+				continue
+			}
 			seqs = append(seqs, e.Seq)
 		}
 		if !slices.Equal(seqs, tt.want) {

@@ -109,6 +109,11 @@ func testReconcileRecord(t *testing.T, h *flowtest.Harness) {
 		{store.DiscrepancyListParams{SKU: "A", Status: stockd.DiscrepancyOpen}, 1},
 		{store.DiscrepancyListParams{After: d.ID, Limit: 1}, 1},
 		{store.DiscrepancyListParams{SKU: "C"}, 0},
+		// What a run opened or closed (the reconciler's notices).
+		{store.DiscrepancyListParams{Run: first.ID}, 2},
+		{store.DiscrepancyListParams{Run: second.ID}, 1},
+		{store.DiscrepancyListParams{Run: third.ID}, 1},
+		{store.DiscrepancyListParams{Run: third.ID, Status: stockd.DiscrepancyOpen}, 0},
 	} {
 		got, err := h.Store.DiscrepancyList(ctx, tc.p)
 		if err != nil || len(got) != tc.want {
@@ -127,26 +132,30 @@ func testReconcileReads(t *testing.T, h *flowtest.Harness) {
 	h.Receive("A", "default", 3)
 	k := stockd.PositionKey{SKU: "A", Location: "default", Pool: stockd.PoolDefault}
 	err := h.Store.AuditRead(ctx, func(r store.AuditReader) error {
+		// The first receipt, its two back-in-stock events (position and
+		// pool), the second receipt.
 		var seqs []int64
 		if err := r.LedgerEachAfter(ctx, 0, 10, func(e stockd.LedgerEntry) error {
 			seqs = append(seqs, e.Seq)
 			return nil
-		}); err != nil || len(seqs) != 2 {
-			t.Fatalf("LedgerEachAfter(0) = %v, %v; want 2 entries", seqs, err)
+		}); err != nil || len(seqs) != 4 {
+			t.Fatalf("LedgerEachAfter(0) = %v, %v; want 4 entries", seqs, err)
 		}
 		var after []int64
-		if err := r.LedgerEachAfter(ctx, seqs[0], 10, func(e stockd.LedgerEntry) error {
+		if err := r.LedgerEachAfter(ctx, seqs[2], 10, func(e stockd.LedgerEntry) error {
 			after = append(after, e.Seq)
 			return nil
-		}); err != nil || len(after) != 1 || after[0] != seqs[1] {
-			t.Fatalf("LedgerEachAfter(%d) = %v, %v; want [%d]", seqs[0], after, err, seqs[1])
+		}); err != nil || len(after) != 1 || after[0] != seqs[3] {
+			t.Fatalf("LedgerEachAfter(%d) = %v, %v; want [%d]", seqs[2], after, err, seqs[3])
 		}
 		last, ok, err := r.LedgerLast(ctx, k, 1<<62)
-		if err != nil || !ok || last.Seq != seqs[1] || last.After.OnHand != 8 {
-			t.Fatalf("LedgerLast = %+v, %v, %v; want entry %d with on_hand 8", last, ok, err, seqs[1])
+		if err != nil || !ok || last.Seq != seqs[3] || last.After.OnHand != 8 {
+			t.Fatalf("LedgerLast = %+v, %v, %v; want entry %d with on_hand 8", last, ok, err, seqs[3])
 		}
-		if prev, ok, err := r.LedgerLast(ctx, k, seqs[1]-1); err != nil || !ok || prev.Seq != seqs[0] {
-			t.Fatalf("LedgerLast before %d = %+v, %v, %v; want entry %d", seqs[1], prev, ok, err, seqs[0])
+		// Events are passed over: the last entry at or before them is the
+		// receipt they followed.
+		if prev, ok, err := r.LedgerLast(ctx, k, seqs[2]); err != nil || !ok || prev.Seq != seqs[0] {
+			t.Fatalf("LedgerLast at %d = %+v, %v, %v; want entry %d", seqs[2], prev, ok, err, seqs[0])
 		}
 		if _, ok, err := r.LedgerLast(ctx, k, 0); err != nil || ok {
 			t.Fatalf("LedgerLast at 0 = %v, %v; want none", ok, err)

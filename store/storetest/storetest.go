@@ -62,6 +62,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"LedgerCursorList", testLedgerCursorList},                     // ledgerarchive.go
 		{"IdempotencyPrune", testIdempotencyPrune},                     // retention.go
 		{"Exceptions", testExceptions},                                 // exceptions.go
+		{"SKUAlertLine", testSKUAlertLine},                             // alerts.go
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
