@@ -3,6 +3,7 @@ package stockd
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -138,7 +139,7 @@ type ExceptionReader interface {
 // exceptionRecord records e, unless an exception of its kind about its
 // reservation exists already, and returns the one that stands. It is the
 // one place an exception is created (late payments and gate oversells).
-func (s *BatchState) exceptionRecord(e Exception) Exception {
+func (s *BatchState) exceptionRecord(e Exception, actor string) Exception {
 	k := ExceptionKey{Kind: e.Kind, ReservationID: e.ReservationID}
 	if id, ok := s.ExceptionKeys[k]; ok {
 		return *s.Exceptions[id]
@@ -155,7 +156,30 @@ func (s *BatchState) exceptionRecord(e Exception) Exception {
 	s.Exceptions[e.ID] = &e
 	s.ExceptionKeys[k] = e.ID
 	s.writes.Exceptions = append(s.writes.Exceptions, e)
+	s.writeNotice(NoticeException, e.ID, actor, e.Kind, s.exceptionPositions(&e))
 	return e
+}
+
+// exceptionPositions says where an exception's events sit: at the
+// positions of its lines this batch holds, in lock order; else at its
+// first line's SKU with no location or pool, as a Notice without
+// positions sits (a resolve locks the exception, not its positions).
+func (s *BatchState) exceptionPositions(e *Exception) []PositionKey {
+	var keys []PositionKey
+	for _, l := range e.Lines {
+		k := PositionKey{SKU: l.SKU, Location: l.Location, Pool: l.Pool}
+		if _, ok := s.Positions[k]; ok && !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) > 0 {
+		slices.SortFunc(keys, func(a, b PositionKey) int { return compareBy(a, b, PositionKey.Less) })
+		return keys
+	}
+	if len(e.Lines) > 0 {
+		return []PositionKey{{SKU: e.Lines[0].SKU}}
+	}
+	return []PositionKey{{}}
 }
 
 // exceptionLines are the lines of a reservation as an exception names them.
@@ -204,6 +228,7 @@ func (r *ExceptionResolve) decide(s *BatchState, c *Command) Result {
 	e.ResolvedBy = c.Actor
 	e.Note = r.Note
 	s.exceptionsDirty[e.ID] = true
+	s.writeNotice(NoticeExceptionResolved, e.ID, c.Actor, e.Kind, s.exceptionPositions(e))
 	return Result{Object: objectOf(e)}
 }
 
@@ -228,7 +253,7 @@ func (tr *Transition) lateConfirm(s *BatchState, c *Command, res *Reservation) R
 		Kind: ExceptionLatePayment, ReservationID: res.ID, CustomerID: res.CustomerID, OrderID: res.OrderID,
 		Lines: exceptionLines(res), PaymentReference: tr.PaymentReference, PaidAt: tr.PaidAt,
 		Code: refusal.Code, Message: refusal.Message,
-	})
+	}, c.Actor)
 	return Result{Err: &Error{
 		Code:        CodeReservationExpired,
 		Message:     fmt.Sprintf("reservation %q expired before it was confirmed: exception %s records the payment", res.ID, e.ID),

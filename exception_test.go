@@ -2,6 +2,7 @@ package stockd
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 )
@@ -131,8 +132,31 @@ func TestExceptionResolve(t *testing.T) {
 	if second.Note != "refunded" {
 		t.Fatalf("second resolve = %+v, want the first note", second)
 	}
-	if w := s.Writes(); len(w.ExceptionsUpdated) != 1 {
+	w := s.Writes()
+	if len(w.ExceptionsUpdated) != 1 {
 		t.Fatalf("updated = %+v, want one", w.ExceptionsUpdated)
+	}
+	// The record and its resolution each tell of themselves once on the
+	// ledger, in the batch that decided them, at the reservation's
+	// position (a resolve whose batch holds no position: at its SKU).
+	events := map[string][]PositionKey{}
+	for _, e := range w.Ledger {
+		if EventOnly(e.BusinessType) {
+			if e.Delta != (Counters{}) {
+				t.Fatalf("event %+v moves stock", e)
+			}
+			events[e.BusinessID] = append(events[e.BusinessID], e.Position)
+		}
+	}
+	for _, id := range []string{NoticeException + ":" + exc, NoticeExceptionResolved + ":" + exc} {
+		if keys := events[id]; len(keys) != 1 || keys[0].SKU != "a" {
+			t.Errorf("events %s at %v, want once at SKU a (all events: %v)", id, keys, events)
+		}
+	}
+	fresh := newState(nil)
+	fresh.Exceptions[exc] = &Exception{ID: exc, Kind: ExceptionLatePayment, Status: ExceptionOpen, Lines: []ExceptionLine{{SKU: "a", Location: "w1", Pool: PoolDefault, Quantity: 1}}}
+	if keys := fresh.exceptionPositions(fresh.Exceptions[exc]); !slices.Equal(keys, []PositionKey{{SKU: "a"}}) {
+		t.Errorf("positions of an exception whose batch holds none = %v, want its SKU alone", keys)
 	}
 }
 

@@ -175,7 +175,7 @@ func (g *GateExceptionRecord) decide(s *BatchState, c *Command) Result {
 	rec := s.exceptionRecord(Exception{
 		Kind: ExceptionGateOversell, ReservationID: e.ReservationID, CustomerID: e.CustomerID, Pool: e.Pool,
 		Lines: lines, WonAt: &won, Code: e.Code, Message: e.Message,
-	})
+	}, c.Actor)
 	e.ExceptionID = rec.ID
 	s.docPut(DocGateException, e.ReservationID, e)
 	var st GateState

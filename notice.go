@@ -105,14 +105,22 @@ func (n *Notice) decide(s *BatchState, c *Command) Result {
 		}
 	}
 	keys := n.positions(s)
-	answer := NoticeAnswer{Type: n.Type, BusinessID: n.Type + ":" + n.Subject, Positions: keys}
+	answer := NoticeAnswer{Type: n.Type, BusinessID: s.writeNotice(n.Type, n.Subject, c.Actor, n.Reason, keys), Positions: keys}
+	return Result{Object: objectOf(answer), Created: true}
+}
+
+// writeNotice books the event entries of a notice at keys (in lock order)
+// and returns their business id. A record decided inside a batch (an
+// exception) tells of itself this way, in its own transaction.
+func (s *BatchState) writeNotice(typ, subject, actor, reason string, keys []PositionKey) string {
+	businessID := typ + ":" + subject
 	for _, k := range keys {
 		s.writes.Ledger = append(s.writes.Ledger, LedgerEntry{
-			BusinessType: n.Type, BusinessID: answer.BusinessID, Position: k,
-			After: s.peek(k), Actor: c.Actor, Reason: n.Reason, CreatedAt: s.Now,
+			BusinessType: typ, BusinessID: businessID, Position: k,
+			After: s.peek(k), Actor: actor, Reason: reason, CreatedAt: s.Now,
 		})
 	}
-	return Result{Object: objectOf(answer), Created: true}
+	return businessID
 }
 
 // positions says where the notice sits (see Notice), in lock order.
