@@ -214,7 +214,14 @@ func TestRetriesThenInOrder(t *testing.T) {
 		if _, got := reserves.seen(); !slices.Equal(idsOf(got), wantReserves) {
 			t.Fatalf("reserve-only endpoint got %v; want %v", idsOf(got), wantReserves)
 		}
-		log, err := s.WebhookDeliveryList(context.Background(), store.WebhookDeliveryListParams{ID: w.ID, Limit: 100})
+		// The receiver sees the last delivery before the dispatcher logs
+		// it: wait for the log to catch up, then check it whole.
+		var log []stockd.WebhookDelivery
+		var err error
+		eventually(t, "every attempt logged", func() bool {
+			log, err = s.WebhookDeliveryList(context.Background(), store.WebhookDeliveryListParams{ID: w.ID, Limit: 100})
+			return err != nil || len(log) >= len(want)+5
+		})
 		if err != nil || len(log) != len(want)+5 {
 			t.Fatalf("delivery log = %d, %v; want %d", len(log), err, len(want)+5)
 		}

@@ -39,8 +39,10 @@ func exerciseArchived(t *testing.T, b testdb.Backend) []exchange {
 	// that a cut one hour back may be archived.
 	later := func() time.Time { return h.clock.Now().AddDate(0, 0, stockd.LedgerArchiveKeepDaysDefault) }
 	res, err := archive.Run(t.Context(), archive.Config{Store: h.store, Before: cut, Out: filepath.Join(t.TempDir(), "ledger.jsonl"), Now: later})
-	if err != nil || res.Archive.Entries != 3 || res.Archive.Positions != 1 || res.Replaced != 1 {
-		t.Fatalf("archive = %+v, %v; want 3 entries of 1 position", res, err)
+	// The receipt with its two derived events (position and pool back in
+	// stock), the hold and its confirm.
+	if err != nil || res.Archive.Entries != 5 || res.Archive.Positions != 1 || res.Replaced != 1 {
+		t.Fatalf("archive = %+v, %v; want 5 entries of 1 position", res, err)
 	}
 
 	asOf := func(at time.Time) string { return "/v1/stock/A?as_of=" + url.QueryEscape(at.Format(time.RFC3339Nano)) }

@@ -114,7 +114,9 @@ func TestLedgerArchive(t *testing.T) {
 		h.Receive("sku-001", "default", 5)
 		h.Clock.Set(mar.AddDate(0, 0, 5))
 		h.Receive("sku-002", "default", 6)
-		januaryEntries := int64(skus + 1) // a receipt per SKU and the hold
+		// A receipt per SKU with its two derived events (the position and
+		// its pool back in stock), and the hold.
+		januaryEntries := int64(3*skus + 1)
 		rec := reconcile.New(reconcile.Config{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 		if res, err := rec.Minute(t.Context()); err != nil || !res.Clean() {
 			t.Fatalf("minute pass before the archive: %+v, %v", res, err)
