@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -108,7 +109,13 @@ func (h *harness) preheat() {
 // then through the gate.
 func (h *harness) reserve(key, customer string, lines map[string]int64) stockd.Result {
 	h.t.Helper()
-	r := &stockd.Reserve{CustomerID: customer}
+	return h.reserveTTL(key, customer, lines, 0)
+}
+
+// reserveTTL is reserve with a deadline (0: the default).
+func (h *harness) reserveTTL(key, customer string, lines map[string]int64, ttl time.Duration) stockd.Result {
+	h.t.Helper()
+	r := &stockd.Reserve{CustomerID: customer, TTL: ttl}
 	for sku, q := range lines {
 		r.Lines = append(r.Lines, stockd.LineRequest{SKU: sku, Location: "east", Pool: pool, Quantity: q})
 	}
@@ -178,3 +185,5 @@ func code(res stockd.Result) string {
 	}
 	return res.Err.Code
 }
+
+func decodeJSON(b []byte, v any) error { return json.Unmarshal(b, v) }

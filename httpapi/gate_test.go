@@ -61,7 +61,7 @@ func gateOnly(missing string) bool {
 // answered before the database holds it, a confirm that must wait, the
 // persister, a win the database refuses (an exception that closes the
 // position), reconciliation and the close.
-func exerciseGate(h *harness, g *gate.Gate) {
+func exerciseGate(h *harness, g *gate.Gate, prefix string) {
 	t := h.t
 	ctx := context.Background()
 	persist := func() {
@@ -141,11 +141,21 @@ func exerciseGate(h *harness, g *gate.Gate) {
 	h.must("GET", "/v1/campaigns/gate-plain/reconciliation", "", "", http.StatusNotFound, nil).wantCode(t, stockd.CodeNotFound)
 
 	// A gate paused (as a preheat pauses it) answers retry later.
-	if err := g.Shut(ctx, "gate-sale"); err != nil {
+	opts, err := redis.ParseURL(os.Getenv("STOCKD_TEST_REDIS_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	paused := prefix + "{gate-sale}:paused"
+	if err := rdb.Set(ctx, paused, "a-preheat", time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	h.must("POST", "/v1/reservations", "gate-r5", line, http.StatusServiceUnavailable, nil).wantCode(t, stockd.CodeGateUnavailable)
 	h.must("POST", "/v1/campaigns/gate-sale/close", "gate-close", "", http.StatusOK, nil)
+	// Closed and shut: final, not retryable, even while a pause lasts.
+	h.must("POST", "/v1/reservations", "gate-r6", line, http.StatusConflict, nil).wantCode(t, stockd.CodeCampaignNotActive)
+	rdb.Del(ctx, paused)
 	h.must("POST", "/v1/campaigns/gate-sale/preheat", "gate-preheat-closed", "", http.StatusConflict, nil).wantCode(t, stockd.CodeCampaignNotActive)
 }
 
