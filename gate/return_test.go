@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/stockd/stockd"
 	"github.com/stockd/stockd/gate"
@@ -196,4 +199,44 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestViewBounded: the stock answer's Redis reads end at their deadline
+// against a Redis that never answers, and say unavailable.
+func TestViewBounded(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b, map[string]int64{"tee": 2})
+		h.preheat()
+		views := h.gate.View(context.Background(), pool, "tee", []string{"east"})
+		if len(views) != 1 || views[0].State != gate.ViewOpen || *views[0].Remaining != 2 || *views[0].InFlight != 0 {
+			t.Fatalf("view: %+v", views)
+		}
+		hole, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer hole.Close()
+		go func() {
+			for {
+				c, err := hole.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close() // accepted, never answered
+			}
+		}()
+		silent := redis.NewClient(&redis.Options{Addr: hole.Addr().String(), MaxRetries: -1})
+		defer silent.Close()
+		g := gate.New(gate.Config{Client: silent, Store: h.store, Engine: h.engine, Prefix: h.prefix})
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		views = g.View(ctx, pool, "tee", []string{"east"})
+		if took := time.Since(start); took > 2*time.Second {
+			t.Fatalf("view took %s against a silent Redis", took)
+		}
+		if views[0].State != gate.ViewUnavailable || views[0].Remaining != nil {
+			t.Fatalf("view of a silent Redis: %+v", views[0])
+		}
+	})
 }

@@ -114,6 +114,16 @@ func exerciseGate(h *harness, g *gate.Gate, prefix string) {
 		t.Fatal("a gated retry is not marked replayed")
 	}
 	h.must("POST", "/v1/reservations/"+won.ID+"/confirm", "gate-confirm-early", "", http.StatusServiceUnavailable, nil).wantCode(t, stockd.CodeNotPersisted)
+	// The stock answer shows the gate ahead of the database: 2 remain in
+	// Redis, 1 in flight, while the database still holds 3 available.
+	var stock bundleStock
+	h.must("GET", "/v1/stock/G", "", "", http.StatusOK, &stock)
+	if len(stock.Gate) != 1 {
+		t.Fatalf("stock of a gated SKU: gate %+v", stock.Gate)
+	}
+	if v := stock.Gate[0]; v.Source != "redis" || v.State != gate.ViewOpen || v.Pool != "gate-sale" || v.Remaining == nil || *v.Remaining != 2 || *v.InFlight != 1 {
+		t.Fatalf("gate view: %+v", v)
+	}
 	persist()
 	var confirmed Reservation
 	h.must("POST", "/v1/reservations/"+won.ID+"/confirm", "gate-confirm", "", http.StatusOK, &confirmed)
