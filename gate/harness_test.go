@@ -54,7 +54,12 @@ const pool = "flash"
 
 func newHarness(t *testing.T, b testdb.Backend, stock map[string]int64) *harness {
 	t.Helper()
-	rdb := redisClient(t)
+	return newHarnessOn(t, b, redisClient(t), stock)
+}
+
+// newHarnessOn is newHarness on a Redis of the caller's.
+func newHarnessOn(t *testing.T, b testdb.Backend, rdb *redis.Client, stock map[string]int64) *harness {
+	t.Helper()
 	st := b.New(t)
 	eng := engine.New(engine.Config{Store: st})
 	t.Cleanup(eng.Close)
