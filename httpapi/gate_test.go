@@ -81,6 +81,12 @@ func exerciseGate(h *harness, g *gate.Gate, prefix string) {
 	h.must("POST", "/v1/pools", "gate-pool", `{"pool":"gate-sale","kind":"campaign","gate":"redis",`+window+`}`, http.StatusCreated, nil)
 	h.must("POST", "/v1/pools", "gate-plain", `{"pool":"gate-plain","kind":"campaign",`+window+`}`, http.StatusCreated, nil)
 	h.must("POST", "/v1/allocations", "gate-alloc", `{"sku":"G","location":"default","to_pool":"gate-sale","quantity":3}`, http.StatusOK, nil)
+	var led Pool
+	h.must("POST", "/v1/pools", "gate-lead", `{"pool":"gate-lead","kind":"campaign","gate":"redis","preheat_lead_seconds":600,`+window+`}`, http.StatusCreated, &led)
+	if led.PreheatLeadSeconds != 600 {
+		t.Fatalf("pool with a preheat lead: %+v", led)
+	}
+	h.must("POST", "/v1/pools", "gate-lead-long", `{"pool":"gate-lead2","kind":"campaign","gate":"redis","preheat_lead_seconds":86401,`+window+`}`, http.StatusBadRequest, nil).wantCode(t, stockd.CodeInvalidInput)
 
 	var st GateState
 	h.must("POST", "/v1/campaigns/gate-sale/preheat", "gate-preheat", "", http.StatusOK, &st)
