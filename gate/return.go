@@ -232,8 +232,12 @@ func (g *Gate) returnEntry(ctx context.Context, e stockd.LedgerEntry) error {
 	if err != nil {
 		return &stepError{stepRedis, fmt.Errorf("return %d of %s to pool %s (seq %d): %w", q, f, pool, e.Seq, err)}
 	}
-	if added == 1 {
+	switch added {
+	case 1:
 		g.metrics.returned.Add(float64(q))
+	case -2:
+		g.log.Warn("gate: a position without a mark keeps its count: preheat the campaign to take the returned units in",
+			"pool", pool, "position", f, "seq", e.Seq, "quantity", q)
 	}
 	return nil
 }

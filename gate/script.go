@@ -102,18 +102,23 @@ return 0
 // read the database after the entry wrote a mark at or above it, and a
 // returner replaying entries after a crash finds its own mark: neither
 // adds the units twice. A position without a stock key is left alone (the
-// refill that recreates it reads the database, which holds the units).
+// refill that recreates it reads the database, which holds the units), and
+// so is one with a count but no mark (written by a version without marks:
+// what it holds is unknown; the next preheat writes both).
 //
 // KEYS: 1 stock, 2 mark. ARGV: 1 seq, 2 quantity, 3 "1" to check the mark
 // ("0" only from the tests' negative control).
-// Answers: 1 added, 0 already held, -1 no stock key.
+// Answers: 1 added, 0 already held, -1 no stock key, -2 no mark.
 var returnScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local seq = tonumber(ARGV[1])
-local mark = tonumber(redis.call('GET', KEYS[2]) or '0')
-if ARGV[3] == '1' and seq <= mark then return 0 end
+local mark = redis.call('GET', KEYS[2])
+if ARGV[3] == '1' then
+  if not mark then return -2 end
+  if seq <= tonumber(mark) then return 0 end
+end
 redis.call('INCRBY', KEYS[1], tonumber(ARGV[2]))
-if seq > mark then redis.call('SET', KEYS[2], ARGV[1]) end
+if seq > tonumber(mark or '0') then redis.call('SET', KEYS[2], ARGV[1]) end
 return 1
 `)
 
