@@ -131,3 +131,29 @@ func TestAutomaticPreheat(t *testing.T) {
 		}
 	})
 }
+
+// TestSettleOutlivingItsPauseWritesNothing: a refill whose pause expired
+// while it waited (wins may have been taken since its read) writes nothing
+// and fails, rather than overwrite counts the gate has sold from.
+func TestSettleOutlivingItsPauseWritesNothing(t *testing.T) {
+	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
+		h := newHarness(t, b, map[string]int64{"tee": 5})
+		h.preheat()
+		ctx := context.Background()
+		stock := h.prefix + "{flash}:stock:tee/east"
+		h.rdb.Del(ctx, stock)
+		inflight := h.prefix + "{flash}:inflight"
+		h.rdb.HSet(ctx, inflight, "tee/east", 1)
+		done := make(chan error, 1)
+		go func() { done <- h.gate.Refill(ctx, pool) }()
+		waitFor(t, func() bool { return h.rdb.Exists(ctx, h.prefix+"{flash}:paused").Val() == 1 })
+		h.rdb.Del(ctx, h.prefix+"{flash}:paused") // its deadline passed
+		h.rdb.HSet(ctx, inflight, "tee/east", 0)
+		if err := <-done; err == nil {
+			t.Fatal("a refill that lost its pause succeeded")
+		}
+		if h.rdb.Exists(ctx, stock).Val() != 0 {
+			t.Fatal("a refill that lost its pause wrote the count")
+		}
+	})
+}

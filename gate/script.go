@@ -126,23 +126,27 @@ return 1
 // the last ledger entry the read included as its mark, all or none: when a
 // position's mark is already above the seq read (the returner added a
 // release the read did not see), it writes nothing and answers that
-// position's index, and the caller reads the database again. Otherwise it
-// answers 0.
+// position's index, and the caller reads the database again; when the
+// settle's pause is no longer its own (it outlived its deadline, so wins
+// may have been taken since the read), it writes nothing and answers -1.
+// Otherwise it answers 0.
 //
-// KEYS: per position its stock key and its mark key. ARGV: 1 "1" to check
-// the marks ("0" only from the tests' negative control), then per position
-// its quantity and seq.
+// KEYS: 1 paused, then per position its stock key and its mark key.
+// ARGV: 1 "1" to check the marks ("0" only from the tests' negative
+// control), 2 the settle's pause token, then per position its quantity and
+// seq.
 var fillScript = redis.NewScript(`
-local n = #KEYS / 2
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return -1 end
+local n = (#KEYS - 1) / 2
 if ARGV[1] == '1' then
   for i = 1, n do
-    local mark = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
-    if mark > tonumber(ARGV[2 * i + 1]) then return i end
+    local mark = tonumber(redis.call('GET', KEYS[2 * i + 1]) or '0')
+    if mark > tonumber(ARGV[2 * i + 2]) then return i end
   end
 end
 for i = 1, n do
-  redis.call('SET', KEYS[2 * i - 1], ARGV[2 * i])
   redis.call('SET', KEYS[2 * i], ARGV[2 * i + 1])
+  redis.call('SET', KEYS[2 * i + 1], ARGV[2 * i + 2])
 end
 return 0
 `)

@@ -82,6 +82,7 @@ var (
 	errShut       = errors.New("gate: the campaign is closed")
 	errFillRaced  = errors.New("gate: the returner kept adding releases newer than every read of the database")
 	errLockBusy   = errors.New("gate: another process kept the campaign's settle lock")
+	errPauseLost  = errors.New("gate: the settle outlived its pause: nothing written, wins may have been taken since the read")
 )
 
 const (
@@ -160,7 +161,7 @@ func (g *Gate) settle(ctx context.Context, pool string, mustRun bool, before fun
 		if err != nil {
 			return err
 		}
-		raced, err := g.write(ctx, pool, st, filled)
+		raced, err := g.write(ctx, pool, token, st, filled)
 		if err != nil || !raced {
 			return err
 		}
@@ -228,18 +229,19 @@ type filled struct {
 }
 
 // write puts the positions into Redis with their marks (fillScript: all or
-// none, and none when the returner already added a release newer than the
-// read, raced), then the closed positions, the campaign limit and the
+// none; none when the returner already added a release newer than the
+// read, raced, and none when the settle's pause token is gone), then the closed positions, the campaign limit and the
 // consumer group.
-func (g *Gate) write(ctx context.Context, pool string, st *stockd.GateState, positions []filled) (raced bool, err error) {
+func (g *Gate) write(ctx context.Context, pool, token string, st *stockd.GateState, positions []filled) (raced bool, err error) {
 	stream := g.streamKey(pool)
 	if err := g.rdb.XGroupCreateMkStream(ctx, stream, group, "0").Err(); err != nil && !isBusyGroup(err) {
 		return false, fmt.Errorf("gate: consumer group: %w", err)
 	}
 	if len(positions) > 0 {
-		keys := make([]string, 0, 2*len(positions))
-		args := make([]any, 0, 1+2*len(positions))
-		args = append(args, g.markCheckArg())
+		keys := make([]string, 0, 1+2*len(positions))
+		keys = append(keys, g.key(pool, "paused"))
+		args := make([]any, 0, 2+2*len(positions))
+		args = append(args, g.markCheckArg(), token)
 		for _, p := range positions {
 			f := field(p.sku, p.location)
 			keys = append(keys, g.stockKey(pool, f), g.markKey(pool, f))
@@ -248,6 +250,9 @@ func (g *Gate) write(ctx context.Context, pool string, st *stockd.GateState, pos
 		at, err := fillScript.Run(ctx, g.rdb, keys, args...).Int64()
 		if err != nil {
 			return false, err
+		}
+		if at < 0 {
+			return false, errPauseLost
 		}
 		if at != 0 {
 			g.log.Info("gate: a release was returned while the database was read: reading it again", "pool", pool,
