@@ -57,6 +57,23 @@ type Pool struct {
 	// Gate, when PoolGateRedis, sends the campaign's reservations through
 	// the Redis gate; the database stays the ledger they are persisted to.
 	Gate string `json:"gate,omitempty"`
+	// PreheatLeadSeconds, for a gated campaign, preheats its gate on its
+	// own that long before StartsAt (0: only an operator preheats).
+	PreheatLeadSeconds int64 `json:"preheat_lead_seconds,omitempty"`
+}
+
+// PreheatLeadSecondsMax bounds Pool.PreheatLeadSeconds: a day.
+const PreheatLeadSecondsMax = 86400
+
+// PreheatDue reports whether a gated campaign with a preheat lead is
+// inside its lead at now: from StartsAt minus the lead until EndsAt, and
+// not closed.
+func (p Pool) PreheatDue(now time.Time) bool {
+	if p.Gate != PoolGateRedis || p.PreheatLeadSeconds <= 0 || p.ClosedAt != nil || p.StartsAt == nil {
+		return false
+	}
+	from := p.StartsAt.Add(-time.Duration(p.PreheatLeadSeconds) * time.Second)
+	return !now.Before(from) && (p.EndsAt == nil || now.Before(*p.EndsAt))
 }
 
 // Sellable reports whether reservations may take stock from the pool at
@@ -140,6 +157,12 @@ func (p *PoolCreate) normalize() *Error {
 	pool.ClosedAt = nil
 	if pool.Gate != "" && (pool.Gate != PoolGateRedis || pool.Kind != PoolCampaign) {
 		return InvalidField("gate", "only a campaign may name a gate, and only %q", PoolGateRedis)
+	}
+	if pool.PreheatLeadSeconds < 0 || pool.PreheatLeadSeconds > PreheatLeadSecondsMax {
+		return InvalidField("preheat_lead_seconds", "must be 0 to %d", PreheatLeadSecondsMax)
+	}
+	if pool.PreheatLeadSeconds > 0 && pool.Gate == "" {
+		return InvalidField("preheat_lead_seconds", "only a pool with a gate is preheated")
 	}
 	switch pool.Kind {
 	case PoolChannel:

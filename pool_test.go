@@ -25,6 +25,10 @@ func TestPoolOperationsNormalize(t *testing.T) {
 		{"campaign fallback", &PoolCreate{Pool: Pool{ID: "x", Kind: PoolCampaign, StartsAt: &at, EndsAt: &later, FallbackToNormal: true}}, CodeInvalidInput},
 		{"campaign no end", &PoolCreate{Pool: Pool{ID: "x", Kind: PoolCampaign, StartsAt: &at}}, CodeInvalidInput},
 		{"campaign backwards", &PoolCreate{Pool: Pool{ID: "x", Kind: PoolCampaign, StartsAt: &later, EndsAt: &at}}, CodeInvalidInput},
+		{"gated with a lead", &PoolCreate{Pool: Pool{ID: "g", Kind: PoolCampaign, StartsAt: &at, EndsAt: &later, Gate: PoolGateRedis, PreheatLeadSeconds: PreheatLeadSecondsMax}}, ""},
+		{"lead above a day", &PoolCreate{Pool: Pool{ID: "g", Kind: PoolCampaign, StartsAt: &at, EndsAt: &later, Gate: PoolGateRedis, PreheatLeadSeconds: PreheatLeadSecondsMax + 1}}, CodeInvalidInput},
+		{"negative lead", &PoolCreate{Pool: Pool{ID: "g", Kind: PoolCampaign, StartsAt: &at, EndsAt: &later, Gate: PoolGateRedis, PreheatLeadSeconds: -1}}, CodeInvalidInput},
+		{"lead without a gate", &PoolCreate{Pool: Pool{ID: "g", Kind: PoolCampaign, StartsAt: &at, EndsAt: &later, PreheatLeadSeconds: 60}}, CodeInvalidInput},
 		{"allocate", &Allocate{SKU: "a", ToPool: "web", Quantity: 1}, ""},
 		{"allocate to itself", &Allocate{SKU: "a", FromPool: "web", ToPool: "web", Quantity: 1}, CodeInvalidInput},
 		{"allocate to normal from normal", &Allocate{SKU: "a", ToPool: PoolDefault, Quantity: 1}, CodeInvalidInput},
@@ -75,5 +79,34 @@ func TestCampaignWindowStoredAsDecided(t *testing.T) {
 	}
 	if !p.Pool.Sellable(p.Pool.StartsAt.Add(time.Minute)) || p.Pool.Sellable(*p.Pool.EndsAt) || p.Pool.Sellable(p.Pool.StartsAt.Add(-time.Nanosecond)) {
 		t.Fatal("the window is [starts_at, ends_at)")
+	}
+}
+
+func TestPoolPreheatDue(t *testing.T) {
+	starts := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	ends := starts.Add(time.Hour)
+	closed := starts
+	gated := Pool{Kind: PoolCampaign, Gate: PoolGateRedis, StartsAt: &starts, EndsAt: &ends, PreheatLeadSeconds: 600}
+	for _, tt := range []struct {
+		name string
+		pool func(Pool) Pool
+		now  time.Time
+		want bool
+	}{
+		{"before the lead", nil, starts.Add(-11 * time.Minute), false},
+		{"lead begins", nil, starts.Add(-10 * time.Minute), true},
+		{"during the sale", nil, starts.Add(30 * time.Minute), true},
+		{"after the end", nil, ends, false},
+		{"no lead", func(p Pool) Pool { p.PreheatLeadSeconds = 0; return p }, starts, false},
+		{"no gate", func(p Pool) Pool { p.Gate = ""; return p }, starts, false},
+		{"closed", func(p Pool) Pool { p.ClosedAt = &closed; return p }, starts, false},
+	} {
+		p := gated
+		if tt.pool != nil {
+			p = tt.pool(p)
+		}
+		if got := p.PreheatDue(tt.now); got != tt.want {
+			t.Errorf("%s: PreheatDue = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -14,6 +16,12 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/stockd/stockd/engine"
+	"github.com/stockd/stockd/gate"
+	"github.com/stockd/stockd/httpapi"
+	"github.com/stockd/stockd/store/storeurl"
 )
 
 // Environment variables that point the smoke test at real servers.
@@ -170,4 +178,85 @@ func testSchemaURL(t *testing.T, base string) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// TestSmokeHTTPGate runs stockd-http and stockd-gate over HTTP against a
+// server with a gate, its URL given twice (as two replicas would be), and
+// checks that the gate's row persisted every win and reports its drain.
+func TestSmokeHTTPGate(t *testing.T) {
+	redisURL := os.Getenv(testRedisURLEnv)
+	if redisURL == "" {
+		t.Skipf("HTTP gate smoke test skipped: set %s", testRedisURLEnv)
+	}
+	dbURL := "sqlite://" + filepath.Join(t.TempDir(), "stockd.db")
+	ctx := context.Background()
+	st, err := storeurl.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eng := engine.New(engine.Config{Store: st})
+	t.Cleanup(eng.Close)
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	t.Cleanup(func() { _ = rdb.Close() })
+	prefix := "stockd-bench-test:" + randomHex(t) + ":"
+	t.Cleanup(func() {
+		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+		for iter.Next(ctx) {
+			_ = rdb.Del(ctx, iter.Val()).Err()
+		}
+	})
+	g := gate.New(gate.Config{Client: rdb, Store: st, Engine: eng, Prefix: prefix, Logger: slog.New(slog.DiscardHandler)})
+	run, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = g.Persister(run) }()
+	t.Cleanup(func() { stop(); <-done })
+	srv := httptest.NewServer(httpapi.NewServer(httpapi.Config{Engine: eng, Store: st, Gate: g, Logger: slog.New(slog.DiscardHandler)}))
+	t.Cleanup(srv.Close)
+
+	cfg := smokeConfig(dbURL, []string{BaselineGate})
+	cfg.Target, cfg.URL, cfg.SkipVerify = TargetHTTP, srv.URL+","+srv.URL, true
+	cfg.Concurrency = []int{16}
+	ctxRun, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	rep, err := Run(ctxRun, cfg)
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", table.String())
+	gateRows := 0
+	for _, row := range rep.Rows {
+		name := row.Scenario + " " + row.Implementation
+		if row.Skipped != "" || row.Errors != 0 || row.Oversold != 0 || !row.CheckClean {
+			t.Errorf("%s: %s; %d errors (%q), oversold %d, check %q", name, row.Skipped, row.Errors, row.FirstError, row.Oversold, row.Check)
+		}
+		if row.Implementation == BaselineGate {
+			gateRows++
+			if row.Successes == 0 {
+				t.Errorf("%s: no win", name)
+			}
+		}
+	}
+	if gateRows != 2 {
+		t.Fatalf("%d stockd-gate rows, want 2 (hot, flash)", gateRows)
+	}
+}
+
+func randomHex(t *testing.T) string {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return hex.EncodeToString(b)
 }

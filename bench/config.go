@@ -64,6 +64,8 @@ const (
 	SKUCountMax          = 100_000
 	FlashContendersMax   = 1_000_000
 	BaselineConnsMax     = 512
+	// URLsMax bounds the replicas the http target spreads requests over.
+	URLsMax = 16
 	// latencySamplesMax bounds the latencies kept per row (8 bytes each);
 	// past it requests are still counted but no longer timed.
 	latencySamplesMax = 32 << 20
@@ -90,7 +92,9 @@ var concurrencyDefault = []int{64, 256, 1024}
 type Config struct {
 	// Target is "engine" (in-process) or "http". Defaults to engine.
 	Target string
-	// URL is the base URL of a running server, for the http target.
+	// URL is the base URL of a running server, for the http target, or a
+	// comma list of up to URLsMax replicas on one database: requests go to
+	// each in turn.
 	URL string
 	// APIKey, when set, is presented by the http target as
 	// Authorization: Bearer. A server with keys needs one; mind its per-key
@@ -201,8 +205,14 @@ func (c Config) validate() error {
 	switch c.Target {
 	case TargetEngine:
 	case TargetHTTP:
-		if !strings.HasPrefix(c.URL, "http://") && !strings.HasPrefix(c.URL, "https://") {
-			bad("target http needs --url http://HOST:PORT, got %q", c.URL)
+		urls := ParseList(c.URL)
+		if len(urls) == 0 || len(urls) > URLsMax {
+			bad("target http needs --url http://HOST:PORT (or 2 to %d of them, comma separated), got %q", URLsMax, c.URL)
+		}
+		for _, u := range urls {
+			if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+				bad("target http needs --url http://HOST:PORT, got %q", u)
+			}
 		}
 	default:
 		bad("target %q: want engine or http", c.Target)

@@ -172,9 +172,15 @@ func (e *env) openBaselines(ctx context.Context, cfg Config, databaseURL string)
 				impl.target = &selectForUpdate{table}
 			}
 		case BaselineGate:
+			if cfg.Target == TargetHTTP {
+				g := newHTTPGateTarget(cfg.URL, cfg.APIKey)
+				e.closers = append(e.closers, g.Close)
+				impl.target = g
+				break
+			}
 			et, ok := e.engineTarget()
 			if !ok {
-				impl.skip = "needs --target engine"
+				impl.skip = "needs --target engine or http"
 				break
 			}
 			g, err := openGateTarget(ctx, cfg.RedisURL, cfg.BaselineConns, et)

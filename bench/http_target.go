@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/stockd/stockd"
@@ -27,22 +28,28 @@ const (
 )
 
 // httpTarget drives a running stockd over its documented /v1 API with plain
-// net/http and JSON: what any client would send.
+// net/http and JSON: what any client would send. With several replicas of
+// one database it sends each request to the next in turn.
 type httpTarget struct {
-	base   string
+	bases  []string
+	next   atomic.Uint64
 	apiKey string
 	client *http.Client
 	names  []string
 }
 
-func newHTTPTarget(base, apiKey string, connsMax int) *httpTarget {
+func newHTTPTarget(urls, apiKey string, connsMax int) *httpTarget {
 	transport := &http.Transport{
 		MaxIdleConns:        connsMax,
 		MaxIdleConnsPerHost: connsMax,
 		IdleConnTimeout:     90 * time.Second,
 	}
+	var bases []string
+	for _, u := range ParseList(urls) {
+		bases = append(bases, strings.TrimRight(u, "/"))
+	}
 	return &httpTarget{
-		base:   strings.TrimRight(base, "/"),
+		bases:  bases,
 		apiKey: apiKey,
 		client: &http.Client{Transport: transport, Timeout: httpTimeout},
 	}
@@ -66,6 +73,9 @@ type answer struct {
 			Reserved  int64 `json:"reserved"`
 			Committed int64 `json:"committed"`
 		} `json:"totals"`
+		// Gate is GET /v1/stock/{sku}'s view of gated positions (and a
+		// pool's gate name in a pool's answer): decoded by who reads it.
+		Gate json.RawMessage `json:"gate"`
 	}
 }
 
@@ -79,7 +89,8 @@ func (t *httpTarget) do(ctx context.Context, method, path, key string, body any)
 		}
 		reader = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, t.base+path, reader)
+	base := t.bases[int(t.next.Add(1)%uint64(len(t.bases)))]
+	req, err := http.NewRequestWithContext(ctx, method, base+path, reader)
 	if err != nil {
 		return a, err
 	}

@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/stockd/stockd"
@@ -90,6 +92,14 @@ type Gate struct {
 	// serializes them across processes.
 	refillsMu sync.Mutex
 	refills   map[string]*sync.Mutex
+
+	metrics *metrics
+	// markCheckOff switches the mark check of the return and fill scripts
+	// off: only the tests' negative control sets it.
+	markCheckOff atomic.Bool
+	// returner is what the returner reports of itself.
+	returnerMu sync.Mutex
+	returner   ReturnerStatus
 }
 
 type cachedPool struct {
@@ -127,8 +137,15 @@ func New(cfg Config) *Gate {
 	if cfg.NewID == nil {
 		cfg.NewID = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
-	return &Gate{cfg: cfg, rdb: cfg.Client, prefix: cfg.Prefix, log: cfg.Logger,
+	g := &Gate{cfg: cfg, rdb: cfg.Client, prefix: cfg.Prefix, log: cfg.Logger,
 		pools: map[string]cachedPool{}, refills: map[string]*sync.Mutex{}}
+	g.metrics = newMetrics(g.ReturnerStatus)
+	return g
+}
+
+// Register adds the gate's metrics to reg: once per gate.
+func (g *Gate) Register(reg prometheus.Registerer) error {
+	return g.metrics.register(reg)
 }
 
 // CheckConfig refuses a Redis that may evict keys: an evicted stock key
@@ -197,9 +214,24 @@ func (g *Gate) Pool(ctx context.Context, id string) (stockd.Pool, bool, error) {
 // poolCacheEntriesMax bounds the pools the gate remembers.
 const poolCacheEntriesMax = 10000
 
-// GatedPools lists the pools that name the gate and are not closed.
+// GatedPools lists the pools that name the gate, closed ones included: a
+// win taken just before the close is still in its stream, and the
+// persister must end it (the database refuses it: an exception).
 func (g *Gate) GatedPools(ctx context.Context) ([]string, error) {
-	var out []string
+	docs, err := g.gatedPoolDocs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(docs))
+	for _, p := range docs {
+		out = append(out, p.ID)
+	}
+	return out, nil
+}
+
+// gatedPoolDocs reads every pool that names the gate, closed or not.
+func (g *Gate) gatedPoolDocs(ctx context.Context) ([]stockd.Pool, error) {
+	var out []stockd.Pool
 	after := ""
 	for {
 		docs, err := g.cfg.Store.DocumentList(ctx, store.DocumentListParams{Kind: stockd.DocPool, After: after, Limit: stockd.PageSizeMax})
@@ -212,7 +244,7 @@ func (g *Gate) GatedPools(ctx context.Context) ([]string, error) {
 				return nil, err
 			}
 			if p.Gate == stockd.PoolGateRedis {
-				out = append(out, p.ID)
+				out = append(out, p)
 			}
 		}
 		if len(docs) < stockd.PageSizeMax {
@@ -248,13 +280,29 @@ func (g *Gate) Pending(ctx context.Context, id string) (bool, error) {
 	return false, nil
 }
 
-// Shut pauses the gate of a closed campaign for good: no win after the
-// close.
+// Shut closes the gate of a closed campaign for good: no win after the
+// close, and every reservation of it answers campaign_not_active. The
+// shut is a key of its own, which no settle's pause overwrites or
+// removes. A failure is counted (step "shut"); the keeper shuts again
+// every closed campaign it finds open.
 func (g *Gate) Shut(ctx context.Context, pool string) error {
 	g.poolsMu.Lock()
 	delete(g.pools, pool)
 	g.poolsMu.Unlock()
-	return g.rdb.Set(ctx, g.key(pool, "paused"), "closed", 0).Err()
+	if err := g.rdb.Set(ctx, g.key(pool, "shut"), "closed", 0).Err(); err != nil {
+		g.metrics.returnFailures.WithLabelValues(stepShut).Inc()
+		return fmt.Errorf("%w: shut %s: %w", ErrUnavailable, pool, err)
+	}
+	return nil
+}
+
+// markCheckArg is the scripts' switch of the mark check: always on, but
+// for the tests' negative control.
+func (g *Gate) markCheckArg() string {
+	if g.markCheckOff.Load() {
+		return "0"
+	}
+	return "1"
 }
 
 // unavailable answers a Redis failure: retryable, the error itself only

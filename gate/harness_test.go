@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -53,7 +54,12 @@ const pool = "flash"
 
 func newHarness(t *testing.T, b testdb.Backend, stock map[string]int64) *harness {
 	t.Helper()
-	rdb := redisClient(t)
+	return newHarnessOn(t, b, redisClient(t), stock)
+}
+
+// newHarnessOn is newHarness on a Redis of the caller's.
+func newHarnessOn(t *testing.T, b testdb.Backend, rdb *redis.Client, stock map[string]int64) *harness {
+	t.Helper()
 	st := b.New(t)
 	eng := engine.New(engine.Config{Store: st})
 	t.Cleanup(eng.Close)
@@ -108,7 +114,13 @@ func (h *harness) preheat() {
 // then through the gate.
 func (h *harness) reserve(key, customer string, lines map[string]int64) stockd.Result {
 	h.t.Helper()
-	r := &stockd.Reserve{CustomerID: customer}
+	return h.reserveTTL(key, customer, lines, 0)
+}
+
+// reserveTTL is reserve with a deadline (0: the default).
+func (h *harness) reserveTTL(key, customer string, lines map[string]int64, ttl time.Duration) stockd.Result {
+	h.t.Helper()
+	r := &stockd.Reserve{CustomerID: customer, TTL: ttl}
 	for sku, q := range lines {
 		r.Lines = append(r.Lines, stockd.LineRequest{SKU: sku, Location: "east", Pool: pool, Quantity: q})
 	}
@@ -178,3 +190,5 @@ func code(res stockd.Result) string {
 	}
 	return res.Err.Code
 }
+
+func decodeJSON(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -13,3 +13,7 @@ func (g *Gate) streamKey(pool string) string { return g.key(pool, "stream") }
 
 // field names a position of the pool in the gate's hashes.
 func field(sku, location string) string { return sku + "/" + location }
+
+// markKey holds the seq of the newest ledger entry the position's stock
+// key already counts (returnScript, fillScript).
+func (g *Gate) markKey(pool, field string) string { return g.key(pool, "mark:"+field) }

@@ -274,6 +274,9 @@ func (g *Gate) except(ctx context.Context, pool string, w win, refusal *stockd.E
 	if res.Err != nil {
 		return fmt.Errorf("gate: record exception %s: %s", w.id, res.Err.Message)
 	}
+	if res.Created && !res.Replayed {
+		g.metrics.exceptions.Inc()
+	}
 	for _, l := range w.lines {
 		if err := g.rdb.HSet(ctx, g.key(pool, "closed"), field(l.SKU, l.Location), stockd.GateExceptionOversell).Err(); err != nil {
 			return err

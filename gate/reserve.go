@@ -115,6 +115,7 @@ func (g *Gate) take(ctx context.Context, cmd stockd.Command, pool string) (stock
 	keys := []string{
 		g.key(pool, "replay:"+cmd.IdempotencyKey), g.key(pool, "paused"), g.key(pool, "closed"), g.key(pool, "limit"),
 		g.key(pool, "customer:"+r.CustomerID), g.key(pool, "inflight"), g.streamKey(pool), g.key(pool, "pending"),
+		g.key(pool, "shut"),
 	}
 	args := []any{cmd.RequestHash, answer, int64(g.cfg.ReplayTTL / time.Second), r.CustomerID, total, res.ID,
 		cmd.IdempotencyKey, now.Format(time.RFC3339Nano), linesJSON, int64(r.TTL / time.Second), cmd.Actor}
@@ -149,6 +150,8 @@ func (g *Gate) take(ctx context.Context, cmd stockd.Command, pool string) (stock
 		return refusal(stockd.CodeIdempotencyKeyReused, "idempotency key was used for a different request"), false, nil
 	case answerPaused:
 		return refusal(stockd.CodeGateUnavailable, "the gate of pool %q is paused (a preheat, a refill or the close): retry later with the same idempotency key", pool), false, nil
+	case answerShut:
+		return refusal(stockd.CodeCampaignNotActive, "pool %q is closed: the campaign takes no reservations", pool), false, nil
 	case answerClosed:
 		return refusal(stockd.CodeGateClosed, "the gate closed position %s of pool %q after a win the database refused; an operator re-preheats it", detail, pool), false, nil
 	}

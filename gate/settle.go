@@ -16,9 +16,10 @@ import (
 )
 
 // Preheat records the pool's available quantity per position in the
-// database (stockd.GatePreheat) and writes it to Redis, reopening every
-// closed position. Result.Err holds the domain's refusal. A replayed
-// preheat (same idempotency key) writes nothing to Redis again.
+// database (stockd.GatePreheat) and writes to Redis what each position's
+// last ledger entry holds, with that entry's seq as the position's mark,
+// reopening every closed position. Result.Err holds the domain's refusal.
+// A replayed preheat (same idempotency key) writes nothing to Redis again.
 func (g *Gate) Preheat(ctx context.Context, cmd stockd.Command) (stockd.Result, error) {
 	op, ok := cmd.Op.(*stockd.GatePreheat)
 	if !ok {
@@ -26,17 +27,10 @@ func (g *Gate) Preheat(ctx context.Context, cmd stockd.Command) (stockd.Result, 
 	}
 	var result stockd.Result
 	var submitErr error
-	err := g.settle(ctx, op.Pool, func(ctx context.Context) (*stockd.GateState, error) {
+	err := g.settle(ctx, op.Pool, true, func(ctx context.Context) (bool, error) {
 		res, err := g.cfg.Engine.Submit(ctx, cmd)
 		result, submitErr = res, err
-		if err != nil || res.Err != nil || res.Replayed {
-			return nil, err
-		}
-		var st stockd.GateState
-		if err := json.Unmarshal(res.Object, &st); err != nil {
-			return nil, fmt.Errorf("gate: preheat answer: %w", err)
-		}
-		return &st, nil
+		return err == nil && res.Err == nil && !res.Replayed, err
 	})
 	if errors.Is(err, errNotDrained) {
 		return refusal(stockd.CodeGateUnavailable, "the persister did not persist the wins in flight within %s: retry later", g.cfg.DrainTimeout), nil
@@ -62,24 +56,7 @@ func (g *Gate) Preheat(ctx context.Context, cmd stockd.Command) (stockd.Result, 
 // mutex per pool in this one. A caller that finds another's refill under
 // way waits for it to end.
 func (g *Gate) Refill(ctx context.Context, pool string) error {
-	mu := g.refillMutex(pool)
-	mu.Lock()
-	defer mu.Unlock()
-	lock := g.key(pool, "lock")
-	token := g.cfg.NewID()
-	ok, err := g.rdb.SetNX(ctx, lock, token, g.cfg.DrainTimeout+5*time.Second).Result()
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return g.waitGone(ctx, lock)
-	}
-	defer func() {
-		if err := unlockScript.Run(context.WithoutCancel(ctx), g.rdb, []string{lock}, token).Err(); err != nil {
-			g.log.Warn("gate: unlock refill", "pool", pool, "err", err)
-		}
-	}()
-	err = g.settle(ctx, pool, func(ctx context.Context) (*stockd.GateState, error) { return g.databaseState(ctx, pool) })
+	err := g.settle(ctx, pool, false, func(context.Context) (bool, error) { return true, nil })
 	if err == nil {
 		g.log.Warn("gate: refilled from the database after a missing key", "pool", pool)
 	}
@@ -103,34 +80,93 @@ func (g *Gate) refillMutex(pool string) *sync.Mutex {
 var (
 	errNotDrained = errors.New("gate: wins in flight not persisted in time")
 	errShut       = errors.New("gate: the campaign is closed")
+	errFillRaced  = errors.New("gate: the returner kept adding releases newer than every read of the database")
+	errLockBusy   = errors.New("gate: another process kept the campaign's settle lock")
+	errPauseLost  = errors.New("gate: the settle outlived its pause: nothing written, wins may have been taken since the read")
 )
 
-// settle pauses the campaign's gate, waits until every win in flight is
-// persisted (so that the database's available is exact), takes the state
-// to write from state, writes it and reopens the gate. A nil state writes
-// nothing. The pause has a deadline of its own, so that a process dying
-// here never leaves the gate paused.
-func (g *Gate) settle(ctx context.Context, pool string, state func(context.Context) (*stockd.GateState, error)) error {
-	paused := g.key(pool, "paused")
-	if v, err := g.rdb.Get(ctx, paused).Result(); err == nil && v == "closed" {
+const (
+	// fillAttemptsMax bounds the reads of the database one settle makes
+	// when the returner raced each of them (fillScript refused).
+	fillAttemptsMax = 5
+	// lockAttemptsMax bounds how often a preheat waits out another's
+	// settle before it gives up.
+	lockAttemptsMax = 3
+)
+
+// settle runs one preheat or refill of the campaign, alone across
+// processes (a Redis lock, and a mutex per pool in this one): it pauses
+// the gate with a pause of its own, waits until every win in flight is
+// persisted (so that the database's available is exact), runs before,
+// then, when before says so, writes what the database holds and reopens
+// the gate. A refill that finds another settle under way waits for it and
+// writes nothing (the other wrote); a preheat (mustRun) waits and then
+// runs. The pause is this settle's own token with a deadline, removed
+// only while it still holds that token, and the close's shut is another
+// key: a settle ending after a close never reopens the gate.
+func (g *Gate) settle(ctx context.Context, pool string, mustRun bool, before func(context.Context) (bool, error)) error {
+	mu := g.refillMutex(pool)
+	mu.Lock()
+	defer mu.Unlock()
+	lock := g.key(pool, "lock")
+	token := g.cfg.NewID()
+	for attempt := 0; ; attempt++ {
+		ok, err := g.rdb.SetNX(ctx, lock, token, g.cfg.DrainTimeout+5*time.Second).Result()
+		if err != nil {
+			return err
+		}
+		if ok {
+			break
+		}
+		if err := g.waitGone(ctx, lock); err != nil {
+			return err
+		}
+		if !mustRun {
+			return nil
+		}
+		if attempt+1 >= lockAttemptsMax {
+			return errLockBusy
+		}
+	}
+	defer func() {
+		if err := unlockScript.Run(context.WithoutCancel(ctx), g.rdb, []string{lock}, token).Err(); err != nil {
+			g.log.Warn("gate: unlock settle", "pool", pool, "err", err)
+		}
+	}()
+	shut, err := g.rdb.Exists(ctx, g.key(pool, "shut")).Result()
+	if err != nil {
+		return err
+	}
+	if shut > 0 {
 		return errShut
 	}
-	if err := g.rdb.Set(ctx, paused, "settling", g.cfg.DrainTimeout+5*time.Second).Err(); err != nil {
+	paused := g.key(pool, "paused")
+	if err := g.rdb.Set(ctx, paused, token, g.cfg.DrainTimeout+5*time.Second).Err(); err != nil {
 		return err
 	}
 	defer func() {
-		if err := g.rdb.Del(context.WithoutCancel(ctx), paused).Err(); err != nil {
+		if err := unlockScript.Run(context.WithoutCancel(ctx), g.rdb, []string{paused}, token).Err(); err != nil {
 			g.log.Warn("gate: unpause", "pool", pool, "err", err)
 		}
 	}()
 	if err := g.drain(ctx, pool); err != nil {
 		return err
 	}
-	st, err := state(ctx)
-	if err != nil || st == nil {
+	write, err := before(ctx)
+	if err != nil || !write {
 		return err
 	}
-	return g.write(ctx, pool, st)
+	for range fillAttemptsMax {
+		st, filled, err := g.databaseState(ctx, pool)
+		if err != nil {
+			return err
+		}
+		raced, err := g.write(ctx, pool, token, st, filled)
+		if err != nil || !raced {
+			return err
+		}
+	}
+	return errFillRaced
 }
 
 // drain waits, bounded, until the pool has no win in flight.
@@ -184,17 +220,47 @@ func (g *Gate) waitGone(ctx context.Context, key string) error {
 	return errNotDrained
 }
 
-// write puts st into Redis in one transaction: stock per position, the
-// closed positions, the campaign limit, the consumer group.
-func (g *Gate) write(ctx context.Context, pool string, st *stockd.GateState) error {
+// filled is one position as a settle writes it: what its last ledger
+// entry left available, and that entry's seq (the position's mark).
+type filled struct {
+	sku, location string
+	quantity      int64
+	seq           int64
+}
+
+// write puts the positions into Redis with their marks (fillScript: all or
+// none; none when the returner already added a release newer than the
+// read, raced, and none when the settle's pause token is gone), then the closed positions, the campaign limit and the
+// consumer group.
+func (g *Gate) write(ctx context.Context, pool, token string, st *stockd.GateState, positions []filled) (raced bool, err error) {
 	stream := g.streamKey(pool)
 	if err := g.rdb.XGroupCreateMkStream(ctx, stream, group, "0").Err(); err != nil && !isBusyGroup(err) {
-		return fmt.Errorf("gate: consumer group: %w", err)
+		return false, fmt.Errorf("gate: consumer group: %w", err)
 	}
-	_, err := g.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		for _, pos := range st.Positions {
-			p.Set(ctx, g.stockKey(pool, field(pos.SKU, pos.Location)), max(pos.Quantity, 0), 0)
+	if len(positions) > 0 {
+		keys := make([]string, 0, 1+2*len(positions))
+		keys = append(keys, g.key(pool, "paused"))
+		args := make([]any, 0, 2+2*len(positions))
+		args = append(args, g.markCheckArg(), token)
+		for _, p := range positions {
+			f := field(p.sku, p.location)
+			keys = append(keys, g.stockKey(pool, f), g.markKey(pool, f))
+			args = append(args, max(p.quantity, 0), p.seq)
 		}
+		at, err := fillScript.Run(ctx, g.rdb, keys, args...).Int64()
+		if err != nil {
+			return false, err
+		}
+		if at < 0 {
+			return false, errPauseLost
+		}
+		if at != 0 {
+			g.log.Info("gate: a release was returned while the database was read: reading it again", "pool", pool,
+				"position", field(positions[at-1].sku, positions[at-1].location))
+			return true, nil
+		}
+	}
+	_, err = g.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, g.key(pool, "closed"))
 		for _, c := range st.Closed {
 			p.HSet(ctx, g.key(pool, "closed"), field(c.SKU, c.Location), "gate_oversell")
@@ -206,30 +272,45 @@ func (g *Gate) write(ctx context.Context, pool string, st *stockd.GateState) err
 		}
 		return nil
 	})
-	return err
+	return false, err
 }
 
 func isBusyGroup(err error) bool {
 	return err != nil && len(err.Error()) >= 9 && err.Error()[:9] == "BUSYGROUP"
 }
 
-// databaseState is what a refill writes: each position's available now
-// (every win is persisted: settle drained them), the closed positions and
-// limit the last preheat and exceptions recorded.
-func (g *Gate) databaseState(ctx context.Context, pool string) (*stockd.GateState, error) {
+// ledgerHorizon is how far past the machine's clock a settle reads the
+// ledger: an entry stamped by a replica whose clock runs ahead is still
+// the position's last.
+const ledgerHorizon = 24 * time.Hour
+
+// databaseState is what a settle writes: each position of the pool as its
+// last ledger entry left it (every win is persisted: settle drained them),
+// with that entry's seq, and the closed positions and limit the last
+// preheat and exceptions recorded.
+func (g *Gate) databaseState(ctx context.Context, pool string) (*stockd.GateState, []filled, error) {
 	var st stockd.GateState
 	if _, err := document(ctx, g.cfg.Store, stockd.DocGate, pool, &st); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	avail, err := g.databaseAvailable(ctx, pool)
-	if err != nil {
-		return nil, err
+	var ps stockd.PoolStock
+	if _, err := document(ctx, g.cfg.Store, stockd.DocPoolStock, pool, &ps); err != nil {
+		return nil, nil, err
 	}
-	st.Positions = st.Positions[:0]
-	for _, a := range avail {
-		st.Positions = append(st.Positions, a)
+	at := time.Now().Add(ledgerHorizon)
+	out := make([]filled, 0, len(ps.Positions))
+	for _, item := range ps.Positions {
+		e, found, err := g.cfg.Store.LedgerLastAsOf(ctx, stockd.PositionKey{SKU: item.SKU, Location: item.Location, Pool: pool}, at)
+		if err != nil {
+			return nil, nil, err
+		}
+		f := filled{sku: item.SKU, location: item.Location}
+		if found {
+			f.quantity, f.seq = e.After.Available(), e.Seq
+		}
+		out = append(out, f)
 	}
-	return &st, nil
+	return &st, out, nil
 }
 
 // databaseAvailable reads the available quantity of every position the

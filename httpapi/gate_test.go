@@ -61,7 +61,7 @@ func gateOnly(missing string) bool {
 // answered before the database holds it, a confirm that must wait, the
 // persister, a win the database refuses (an exception that closes the
 // position), reconciliation and the close.
-func exerciseGate(h *harness, g *gate.Gate) {
+func exerciseGate(h *harness, g *gate.Gate, prefix string) {
 	t := h.t
 	ctx := context.Background()
 	persist := func() {
@@ -81,6 +81,12 @@ func exerciseGate(h *harness, g *gate.Gate) {
 	h.must("POST", "/v1/pools", "gate-pool", `{"pool":"gate-sale","kind":"campaign","gate":"redis",`+window+`}`, http.StatusCreated, nil)
 	h.must("POST", "/v1/pools", "gate-plain", `{"pool":"gate-plain","kind":"campaign",`+window+`}`, http.StatusCreated, nil)
 	h.must("POST", "/v1/allocations", "gate-alloc", `{"sku":"G","location":"default","to_pool":"gate-sale","quantity":3}`, http.StatusOK, nil)
+	var led Pool
+	h.must("POST", "/v1/pools", "gate-lead", `{"pool":"gate-lead","kind":"campaign","gate":"redis","preheat_lead_seconds":600,`+window+`}`, http.StatusCreated, &led)
+	if led.PreheatLeadSeconds != 600 {
+		t.Fatalf("pool with a preheat lead: %+v", led)
+	}
+	h.must("POST", "/v1/pools", "gate-lead-long", `{"pool":"gate-lead2","kind":"campaign","gate":"redis","preheat_lead_seconds":86401,`+window+`}`, http.StatusBadRequest, nil).wantCode(t, stockd.CodeInvalidInput)
 
 	var st GateState
 	h.must("POST", "/v1/campaigns/gate-sale/preheat", "gate-preheat", "", http.StatusOK, &st)
@@ -114,6 +120,16 @@ func exerciseGate(h *harness, g *gate.Gate) {
 		t.Fatal("a gated retry is not marked replayed")
 	}
 	h.must("POST", "/v1/reservations/"+won.ID+"/confirm", "gate-confirm-early", "", http.StatusServiceUnavailable, nil).wantCode(t, stockd.CodeNotPersisted)
+	// The stock answer shows the gate ahead of the database: 2 remain in
+	// Redis, 1 in flight, while the database still holds 3 available.
+	var stock bundleStock
+	h.must("GET", "/v1/stock/G", "", "", http.StatusOK, &stock)
+	if len(stock.Gate) != 1 {
+		t.Fatalf("stock of a gated SKU: gate %+v", stock.Gate)
+	}
+	if v := stock.Gate[0]; v.Source != "redis" || v.State != gate.ViewOpen || v.Pool != "gate-sale" || v.Remaining == nil || *v.Remaining != 2 || *v.InFlight != 1 {
+		t.Fatalf("gate view: %+v", v)
+	}
 	persist()
 	var confirmed Reservation
 	h.must("POST", "/v1/reservations/"+won.ID+"/confirm", "gate-confirm", "", http.StatusOK, &confirmed)
@@ -141,11 +157,21 @@ func exerciseGate(h *harness, g *gate.Gate) {
 	h.must("GET", "/v1/campaigns/gate-plain/reconciliation", "", "", http.StatusNotFound, nil).wantCode(t, stockd.CodeNotFound)
 
 	// A gate paused (as a preheat pauses it) answers retry later.
-	if err := g.Shut(ctx, "gate-sale"); err != nil {
+	opts, err := redis.ParseURL(os.Getenv("STOCKD_TEST_REDIS_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	paused := prefix + "{gate-sale}:paused"
+	if err := rdb.Set(ctx, paused, "a-preheat", time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	h.must("POST", "/v1/reservations", "gate-r5", line, http.StatusServiceUnavailable, nil).wantCode(t, stockd.CodeGateUnavailable)
 	h.must("POST", "/v1/campaigns/gate-sale/close", "gate-close", "", http.StatusOK, nil)
+	// Closed and shut: final, not retryable, even while a pause lasts.
+	h.must("POST", "/v1/reservations", "gate-r6", line, http.StatusConflict, nil).wantCode(t, stockd.CodeCampaignNotActive)
+	rdb.Del(ctx, paused)
 	h.must("POST", "/v1/campaigns/gate-sale/preheat", "gate-preheat-closed", "", http.StatusConflict, nil).wantCode(t, stockd.CodeCampaignNotActive)
 }
 

@@ -247,7 +247,7 @@ func TestOpenAPIResponses(t *testing.T) {
 		exerciseListings(h)
 		exerciseStockList(h)
 		if g != nil {
-			exerciseGate(h, g)
+			exerciseGate(h, g, gatePrefix)
 		}
 		h.seed(10, "EXT")
 		exerciseExtend(h) // moves the clock a week: after the others

@@ -29,6 +29,8 @@ type Pool struct {
 	// Gate "redis" sends the campaign's reservations through the Redis
 	// gate (serve --redis-url).
 	Gate string `json:"gate,omitempty"`
+	// PreheatLeadSeconds preheats the gate that long before starts_at.
+	PreheatLeadSeconds int64 `json:"preheat_lead_seconds,omitempty"`
 }
 
 // PoolList is a page of pools in name order.
@@ -46,6 +48,8 @@ type poolRequest struct {
 	StartsAt         *time.Time `json:"starts_at,omitempty"`
 	EndsAt           *time.Time `json:"ends_at,omitempty"`
 	Gate             string     `json:"gate,omitempty"`
+	// PreheatLeadSeconds is 0 to 86400.
+	PreheatLeadSeconds int64 `json:"preheat_lead_seconds,omitempty"`
 }
 
 func (s *Server) createPool(w http.ResponseWriter, r *http.Request) {
@@ -58,7 +62,7 @@ func (s *Server) createPool(w http.ResponseWriter, r *http.Request) {
 			}
 			op := &stockd.PoolCreate{Pool: stockd.Pool{
 				ID: req.Pool, Kind: req.Kind, Name: req.Name, FallbackToNormal: req.FallbackToNormal,
-				StartsAt: req.StartsAt, EndsAt: req.EndsAt, Gate: req.Gate,
+				StartsAt: req.StartsAt, EndsAt: req.EndsAt, Gate: req.Gate, PreheatLeadSeconds: req.PreheatLeadSeconds,
 			}}
 			return stockd.Command{Op: op}, nil
 		},

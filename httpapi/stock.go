@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stockd/stockd"
+	"github.com/stockd/stockd/gate"
 	"github.com/stockd/stockd/store"
 )
 
@@ -156,25 +157,83 @@ func (s *Server) getStock(w http.ResponseWriter, r *http.Request) {
 		s.failure(w, r, err)
 		return
 	}
-	if !isBundle || asOf {
+	if asOf {
 		// A bundle holds no stock of its own; what its components made
-		// then is theirs to ask as of that time.
+		// then is theirs to ask as of that time. The gate has no past.
 		writeJSON(w, http.StatusOK, stock)
 		return
 	}
-	avail, err := s.bundleAvailability(r.Context(), b)
-	if err != nil {
+	out := bundleStock{Stock: stock}
+	if isBundle {
+		avail, err := s.bundleAvailability(r.Context(), b)
+		if err != nil {
+			s.failure(w, r, err)
+			return
+		}
+		out.Bundle = &avail
+	}
+	if out.Gate, err = s.gateStock(r.Context(), sku, stock.Positions); err != nil {
 		s.failure(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, bundleStock{Stock: stock, Bundle: &avail})
+	writeJSON(w, http.StatusOK, out)
 }
 
-// bundleStock is the stock answer of a bundle SKU: its own positions (it
-// holds no stock) and what its components make.
+// bundleStock is the stock answer of GET /v1/stock/{sku}: for a bundle
+// SKU its own positions (it holds no stock) and what its components make;
+// for a SKU in gated campaigns, how the gate sells it now.
 type bundleStock struct {
 	Stock
 	Bundle *BundleAvailability `json:"bundle,omitempty"`
+	Gate   []GateStock         `json:"gate,omitempty"`
+}
+
+// GateStock is one position of a gated campaign as the gate's Redis holds
+// it (source "redis"): during a sale it is ahead of the database's
+// counters by the wins not yet persisted.
+type GateStock = gate.PositionView
+
+// gateReadTimeout bounds the Redis reads of a stock answer: past it the
+// gate's positions answer unavailable and the database's numbers stand.
+const gateReadTimeout = 500 * time.Millisecond
+
+// gateStock reads the gate's view of every position of sku in a gated
+// pool, nil when there is none or no gate.
+func (s *Server) gateStock(ctx context.Context, sku string, positions []StockPosition) ([]GateStock, error) {
+	if s.gate == nil {
+		return nil, nil
+	}
+	var pools []string
+	gated, locations := map[string]bool{}, map[string][]string{}
+	for _, p := range positions {
+		if p.Pool == stockd.PoolDefault {
+			continue
+		}
+		isGated, seen := gated[p.Pool]
+		if !seen {
+			var err error
+			if _, isGated, err = s.gate.Pool(ctx, p.Pool); err != nil {
+				return nil, err
+			}
+			gated[p.Pool] = isGated
+			if isGated {
+				pools = append(pools, p.Pool)
+			}
+		}
+		if isGated {
+			locations[p.Pool] = append(locations[p.Pool], p.Location)
+		}
+	}
+	if len(pools) == 0 {
+		return nil, nil
+	}
+	read, cancel := context.WithTimeout(ctx, gateReadTimeout)
+	defer cancel()
+	var out []GateStock
+	for _, pool := range pools {
+		out = append(out, s.gate.View(read, pool, sku, locations[pool])...)
+	}
+	return out, nil
 }
 
 // skuExists reports whether sku exists; when it does not, or the store

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,7 +136,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	if m.alerts, err = m.startAlerts(zone, reg); err != nil {
 		return err
 	}
-	if err := m.startGate(ctx); err != nil {
+	if err := m.startGate(ctx, reg); err != nil {
 		return err
 	}
 	api := httpapi.NewServer(httpapi.Config{
@@ -175,8 +176,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 }
 
 // startGate connects the gate's Redis when --redis-url is set, refuses
-// one that may evict keys, and starts the persister and the reconciler.
-func (m *Main) startGate(ctx context.Context) error {
+// one that may evict keys, and starts the persister, the reconciler, the
+// returner (which leads on one replica at a time) and the keeper.
+func (m *Main) startGate(ctx context.Context, reg prometheus.Registerer) error {
 	if m.Config.RedisURL == "" {
 		return nil
 	}
@@ -195,16 +197,21 @@ func (m *Main) startGate(ctx context.Context) error {
 		m.Logger.Warn("gate: " + w)
 	}
 	m.gate = gate.New(gate.Config{Client: m.redis, Store: m.store, Engine: m.engine, Logger: m.Logger})
+	if err := m.gate.Register(reg); err != nil {
+		return err
+	}
 	run, stop := context.WithCancel(context.Background())
 	m.stopGate, m.gateDone = stop, make(chan struct{})
 	go func() {
 		defer close(m.gateDone)
-		done := make(chan struct{})
-		go func() { defer close(done); m.gate.Reconciler(run, m.Config.GateReconcileInterval) }()
+		var workers sync.WaitGroup
+		workers.Go(func() { m.gate.Reconciler(run, m.Config.GateReconcileInterval) })
+		workers.Go(func() { m.gate.Returner(run) })
+		workers.Go(func() { m.gate.Keeper(run) })
 		if err := m.gate.Persister(run); err != nil {
 			m.Logger.Error("gate: persister stopped", "err", err)
 		}
-		<-done
+		workers.Wait()
 	}()
 	m.Logger.Info("gate on", "redis", redactURL(m.Config.RedisURL))
 	return nil

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -140,21 +141,67 @@ func TestServeGateEndToEnd(t *testing.T) {
 	must("/v1/allocations", "alloc", `{"sku":"tee","location":"default","to_pool":"`+pool+`","quantity":2}`, 200)
 	must("/v1/campaigns/"+pool+"/preheat", "preheat", "", 200)
 	line := `{"lines":[{"sku":"tee","quantity":1,"location":"default","pool":"` + pool + `"}]}`
-	raw := must("/v1/reservations", "r1", line, 201)
-	must("/v1/reservations", "r2", line, 201)
+	idOf := func(raw string) string {
+		id := raw[strings.Index(raw, `"id":"`)+6:]
+		return id[:strings.Index(id, `"`)]
+	}
+	id := idOf(must("/v1/reservations", "r1", line, 201))
+	second := idOf(must("/v1/reservations", "r2", line, 201))
 	must("/v1/reservations", "r3", line, 409)
-	id := raw[strings.Index(raw, `"id":"`)+6:]
-	id = id[:strings.Index(id, `"`)]
+	// retry retries one move with the same key while the win is not yet
+	// persisted: a reservation_not_persisted answer is not stored, so the
+	// retry after the persister is decided afresh.
+	retry := func(path, key string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			status, body := call(path, key, "")
+			if status == 200 {
+				return
+			}
+			if status != 503 || !strings.Contains(body, "reservation_not_persisted") || time.Now().After(deadline) {
+				t.Fatalf("%s: %d %s", path, status, body)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	retry("/v1/reservations/"+id+"/confirm", "pay-1")
+	// Released: the returner (serve's own, under its lease) gives the unit
+	// back to the gate, which sells it again.
+	retry("/v1/reservations/"+second+"/release", "cancel-2")
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		status, body := call("/v1/reservations/"+id+"/confirm", "pay-1", "")
-		if status == 200 {
+		status, body := call("/v1/reservations", "r4", line)
+		if status == 201 {
 			break
 		}
-		if status != 503 || !strings.Contains(body, "reservation_not_persisted") || time.Now().After(deadline) {
-			t.Fatalf("confirm: %d %s", status, body)
+		if status != 409 || time.Now().After(deadline) {
+			t.Fatalf("the released unit not sold again: %d %s", status, body)
 		}
-		// The same key each try: a reservation_not_persisted answer is
-		// not stored, so the retry after the persister is decided afresh.
 		time.Sleep(50 * time.Millisecond)
+	}
+	// Closed: shut, final.
+	must("/v1/campaigns/"+pool+"/close", "close", "", 200)
+	if status, body := call("/v1/reservations", "r5", line); status != 409 || !strings.Contains(body, "campaign_not_active") {
+		t.Fatalf("after the close: %d %s", status, body)
+	}
+	// The gate's series the alert rules name are exposed by a server that
+	// runs the gate (TestMetricsExposed runs none).
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exposed, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	found := 0
+	for _, name := range shippedSeries(t) {
+		if !strings.HasPrefix(name, "stockd_gate_") {
+			continue
+		}
+		found++
+		if !regexp.MustCompile(`(?m)^` + name + `[{ ]`).Match(exposed) {
+			t.Errorf("%s is named by deploy/ but not exposed", name)
+		}
+	}
+	if found < 3 {
+		t.Errorf("only %d stockd_gate_ series in deploy/", found)
 	}
 }

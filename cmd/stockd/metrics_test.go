@@ -56,7 +56,8 @@ func TestMetricsExposed(t *testing.T) {
 				// The pool's series are PostgreSQL's. The relay's, the
 				// reconciliation's, the alert worker's and the webhooks' exist
 				// once those workers run, which this server does not start;
-				// their packages' tests check them.
+				// their packages' tests check them (the gate's:
+				// TestServeGateEndToEnd).
 				if strings.HasPrefix(name, "stockd_db_pool_") && c.name != "postgres" || workerSeries(name) {
 					continue
 				}
@@ -113,7 +114,7 @@ func lint(t *testing.T, exposed string) {
 // workerSeries reports whether name belongs to a worker serve starts only
 // when configured.
 func workerSeries(name string) bool {
-	for _, prefix := range []string{"stockd_relay_", "stockd_discrepancies_", "stockd_reconcile_", "stockd_alert_", "stockd_webhook_"} {
+	for _, prefix := range []string{"stockd_relay_", "stockd_discrepancies_", "stockd_reconcile_", "stockd_alert_", "stockd_webhook_", "stockd_gate_"} {
 		if strings.HasPrefix(name, prefix) {
 			return true
 		}
