@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -227,29 +226,9 @@ func TestImportCounts(t *testing.T) {
 // TestReadmeDiscrepancy runs the README's "A discrepancy found and
 // resolved" block against a fresh server, as TestReadmeWalkthrough does.
 func TestReadmeDiscrepancy(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("README discrepancy block skipped: %s is not installed", tool)
-		}
-	}
-	script := readmeBlock(t, "## A discrepancy found and resolved")
-	m := &Main{
-		Config: Config{DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "stockd.db"), Addr: "127.0.0.1:0",
-			ExpiryInterval: time.Second, LogFormat: "text", LogLevel: "info"},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	defer m.Close()
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Env = append(os.Environ(), "S=http://"+m.Addr())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the block failed: %v\n%s", err, out)
-	}
+	_, out := runReadmeBlock(t, "## A discrepancy found and resolved")
 	for _, want := range []string{`{"kind":"count_mismatch","expected":12,"actual":11}`, "\n12\n", `{"on_hand":11}`, `{"findings":0,"closed":1}`, "\nclosed\n"} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("the block's output lacks %q:\n%s", want, out)
 		}
 	}
@@ -258,35 +237,14 @@ func TestReadmeDiscrepancy(t *testing.T) {
 // TestReadmeImports runs the README's "Imports over HTTP" block against a
 // fresh server, as TestReadmeDiscrepancy does.
 func TestReadmeImports(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "jq"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("README imports block skipped: %s is not installed", tool)
-		}
-	}
-	script := readmeBlock(t, "## Imports over HTTP")
-	m := &Main{
-		Config: Config{DatabaseURL: "sqlite://" + filepath.Join(t.TempDir(), "stockd.db"), Addr: "127.0.0.1:0",
-			ExpiryInterval: time.Second, LogFormat: "text", LogLevel: "info"},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	defer m.Close()
-	cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "S=http://"+m.Addr())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the block failed: %v\n%s", err, out)
-	}
+	script, out := runReadmeBlock(t, "## Imports over HTTP")
 	var want []string
 	for _, line := range strings.Split(script, "\n") {
 		if expected, ok := strings.CutPrefix(line, "# → "); ok {
 			want = append(want, expected)
 		}
 	}
-	if got := strings.Split(strings.TrimSpace(string(out)), "\n"); !slices.Equal(got, want) {
+	if got := strings.Split(strings.TrimSpace(out), "\n"); !slices.Equal(got, want) {
 		t.Errorf("the block printed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
