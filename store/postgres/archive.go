@@ -244,7 +244,13 @@ func (s *Store) LedgerCursorList(ctx context.Context) ([]stockd.LedgerCursor, er
 	}, queryLedgerCursorList)
 }
 
-// queryLedgerArchiveLast walks ledger_sku_seq backwards from the cut
-// (a var: queryLedgerLast leaves event-only entries out, which their
-// copied counters allow).
-var queryLedgerArchiveLast = queryLedgerLast
+// queryLedgerArchiveLast walks ledger_sku_seq backwards from the cut. It
+// counts event-only entries, unlike queryLedgerLast: every entry at or
+// below the cut is archived, and an event's counters are a copy of the
+// position's, so the checkpoint's counters are the same either way.
+const queryLedgerArchiveLast = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = $1 AND location = $2 AND pool = $3 AND seq <= $4
+ORDER BY seq DESC
+LIMIT 1`

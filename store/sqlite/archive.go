@@ -161,7 +161,7 @@ func (s *Store) LedgerArchiveCheckpoint(ctx context.Context, p store.LedgerArchi
 		return res, fmt.Errorf("%s: guard: %w", what, interpretError(err))
 	}
 	step := func(k stockd.PositionKey, budget int64) (deleted int64, complete bool, err error) {
-		last, ok, err := found(queryOne(ctx, tx, queryLedgerLast, scanLedgerEntry, k.SKU, k.Location, k.Pool, a.CutSeq))
+		last, ok, err := found(queryOne(ctx, tx, queryLedgerArchiveLast, scanLedgerEntry, k.SKU, k.Location, k.Pool, a.CutSeq))
 		if err != nil || !ok {
 			return 0, err == nil, err
 		}
@@ -242,3 +242,14 @@ func (s *Store) LedgerCursorList(ctx context.Context) ([]stockd.LedgerCursor, er
 	}
 	return all, nil
 }
+
+// queryLedgerArchiveLast walks ledger_sku_seq backwards from the cut. It
+// counts event-only entries, unlike queryLedgerLast: every entry at or
+// below the cut is archived, and an event's counters are a copy of the
+// position's, so the checkpoint's counters are the same either way.
+const queryLedgerArchiveLast = `
+SELECT ` + ledgerColumns + `
+FROM ledger
+WHERE sku = ? AND location = ? AND pool = ? AND seq <= ?
+ORDER BY seq DESC
+LIMIT 1`

@@ -698,9 +698,20 @@ func TestLedgerArchiveGuard(t *testing.T) {
 	second := receive("A", 2)
 	second.IdempotencyKey, second.RequestHash = "receive-A-2", "receive-A-2"
 	submit(t, e, second)
-	entries, err := s.LedgerList(ctx, store.LedgerListParams{})
-	if err != nil || len(entries) != 2 {
-		t.Fatalf("ledger = %+v, %v", entries, err)
+	// The first receipt also brings its derived events (back in stock at
+	// the position and in the pool); the guard is tested on the receipts.
+	all, err := s.LedgerList(ctx, store.LedgerListParams{})
+	if err != nil || len(all) != 4 {
+		t.Fatalf("ledger = %+v, %v; want 2 receipts and the first one's 2 events", all, err)
+	}
+	var entries []stockd.LedgerEntry
+	for _, entry := range all {
+		if !stockd.EventOnly(entry.BusinessType) {
+			entries = append(entries, entry)
+		}
+	}
+	if len(entries) != 2 || entries[0].BusinessType != stockd.BusinessReceipt || entries[1].BusinessType != stockd.BusinessReceipt {
+		t.Fatalf("ledger = %+v; want 2 receipts besides the events", all)
 	}
 	before := time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC)
 	cut := entries[0].Seq
@@ -734,7 +745,8 @@ func TestLedgerArchiveGuard(t *testing.T) {
 		_, err := s.writer.Exec(statement)
 		refused(statement, err)
 	}
-	for _, statement := range []string{"UPDATE ledger SET on_hand = on_hand + 1", fmt.Sprintf("DELETE FROM ledger WHERE seq = %d", entries[1].Seq), "DELETE FROM ledger"} {
+	for _, statement := range []string{"UPDATE ledger SET on_hand = on_hand + 1", fmt.Sprintf("DELETE FROM ledger WHERE seq = %d", entries[1].Seq),
+		fmt.Sprintf("DELETE FROM ledger WHERE seq = %d", all[1].Seq), "DELETE FROM ledger"} { // the second receipt and an event: above the cut
 		refused("with the guard: "+statement, inArchive(statement))
 	}
 	if err := inArchive(deleteCut); err != nil {
@@ -746,8 +758,8 @@ func TestLedgerArchiveGuard(t *testing.T) {
 	if _, err := s.writer.Exec("UPDATE ledger_archives SET sha256 = ?", strings.Repeat("2", 64)); sqliteCode(err) != sqlite3.SQLITE_CONSTRAINT_TRIGGER {
 		t.Errorf("rewriting a recorded sha256: %v; want the trigger's refusal", err)
 	}
-	if entries, err := s.LedgerList(ctx, store.LedgerListParams{}); err != nil || len(entries) != 2 {
-		t.Fatalf("ledger after refused and rolled back changes = %+v, %v; want both entries", entries, err)
+	if got, err := s.LedgerList(ctx, store.LedgerListParams{}); err != nil || !reflect.DeepEqual(got, all) {
+		t.Fatalf("ledger after refused and rolled back changes = %+v, %v; want every entry as it was: %+v", got, err, all)
 	}
 }
 
