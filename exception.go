@@ -160,26 +160,22 @@ func (s *BatchState) exceptionRecord(e Exception, actor string) Exception {
 	return e
 }
 
-// exceptionPositions says where an exception's events sit: at the
-// positions of its lines this batch holds, in lock order; else at its
-// first line's SKU with no location or pool, as a Notice without
-// positions sits (a resolve locks the exception, not its positions).
+// exceptionPositions says where an exception's events sit: at each SKU of
+// its lines, with no location or pool, as a Notice without positions sits.
+// Not at the positions themselves: a gate exception and a resolve lock no
+// position, and a decision may depend only on the rows its batch locked.
 func (s *BatchState) exceptionPositions(e *Exception) []PositionKey {
-	var keys []PositionKey
+	keys := []PositionKey{}
 	for _, l := range e.Lines {
-		k := PositionKey{SKU: l.SKU, Location: l.Location, Pool: l.Pool}
-		if _, ok := s.Positions[k]; ok && !slices.Contains(keys, k) {
+		if k := (PositionKey{SKU: l.SKU}); !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
-	if len(keys) > 0 {
-		slices.SortFunc(keys, func(a, b PositionKey) int { return compareBy(a, b, PositionKey.Less) })
-		return keys
+	if len(keys) == 0 {
+		return []PositionKey{{}}
 	}
-	if len(e.Lines) > 0 {
-		return []PositionKey{{SKU: e.Lines[0].SKU}}
-	}
-	return []PositionKey{{}}
+	slices.SortFunc(keys, func(a, b PositionKey) int { return compareBy(a, b, PositionKey.Less) })
+	return keys
 }
 
 // exceptionLines are the lines of a reservation as an exception names them.

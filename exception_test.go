@@ -137,8 +137,7 @@ func TestExceptionResolve(t *testing.T) {
 		t.Fatalf("updated = %+v, want one", w.ExceptionsUpdated)
 	}
 	// The record and its resolution each tell of themselves once on the
-	// ledger, in the batch that decided them, at the reservation's
-	// position (a resolve whose batch holds no position: at its SKU).
+	// ledger, in the batch that decided them, at the SKU of its line.
 	events := map[string][]PositionKey{}
 	for _, e := range w.Ledger {
 		if EventOnly(e.BusinessType) {
@@ -149,14 +148,13 @@ func TestExceptionResolve(t *testing.T) {
 		}
 	}
 	for _, id := range []string{NoticeException + ":" + exc, NoticeExceptionResolved + ":" + exc} {
-		if keys := events[id]; len(keys) != 1 || keys[0].SKU != "a" {
+		if keys := events[id]; !slices.Equal(keys, []PositionKey{{SKU: "a"}}) {
 			t.Errorf("events %s at %v, want once at SKU a (all events: %v)", id, keys, events)
 		}
 	}
-	fresh := newState(nil)
-	fresh.Exceptions[exc] = &Exception{ID: exc, Kind: ExceptionLatePayment, Status: ExceptionOpen, Lines: []ExceptionLine{{SKU: "a", Location: "w1", Pool: PoolDefault, Quantity: 1}}}
-	if keys := fresh.exceptionPositions(fresh.Exceptions[exc]); !slices.Equal(keys, []PositionKey{{SKU: "a"}}) {
-		t.Errorf("positions of an exception whose batch holds none = %v, want its SKU alone", keys)
+	many := &Exception{Lines: []ExceptionLine{{SKU: "b", Location: "w1"}, {SKU: "a", Location: "w2"}, {SKU: "b", Location: "w2"}}}
+	if keys := s.exceptionPositions(many); !slices.Equal(keys, []PositionKey{{SKU: "a"}, {SKU: "b"}}) {
+		t.Errorf("positions of an exception of SKUs b, a, b = %v, want a then b, once each", keys)
 	}
 }
 
