@@ -233,6 +233,21 @@ func (s *BatchState) crossed(k PositionKey, before, after, line int64, trigger, 
 	}
 }
 
+// retrigger names the current command's crossings after trigger rather
+// than after the business id of its entries. A late confirm that re-reserves
+// books under the reservation's id again, after that id's reserve and its
+// expiry may have crossed the same lines: named after the id alone, the
+// second crossing would repeat the first's business id, the ledger's UNIQUE
+// would refuse it, and the whole batch with it, on every retry.
+func (s *BatchState) retrigger(trigger string) {
+	for i := range s.touched {
+		s.touched[i].trigger = trigger
+	}
+	for i := range s.pools {
+		s.pools[i].trigger = trigger
+	}
+}
+
 // event appends one zero-delta entry of typ at k, with the position's
 // counters as they stand and the actor of the change that crossed.
 func (s *BatchState) event(k PositionKey, typ, trigger, actor string) {

@@ -65,6 +65,41 @@ func TestDeriveStockEvents(t *testing.T) {
 	}
 }
 
+// TestReReserveCrossesUnderItsOwnName: a reservation's reserve crosses a
+// line, its expiry crosses back, and a late confirm re-reserves it across
+// the same line again: three crossings under one reservation id, each with a
+// business id of its own (the ledger's UNIQUE would refuse a repeat, and
+// with it the whole batch, on every retry).
+func TestReReserveCrossesUnderItsOwnName(t *testing.T) {
+	s := newState(map[PositionKey]int64{pk("a", "w1"): 12})
+	s.SKUs["a"] = SKU{ID: "a", AlertLine: 10}
+	id := s.Apply([]Command{reserve("k1", LineRequest{SKU: "a", Quantity: 3})})[0].Reservation.ID
+	s.Now = s.Now.Add(ReservationTTLDefault)
+	expire := Command{IdempotencyKey: "x1", RequestHash: "x1", Op: &Transition{Action: KindExpire, ReservationID: id}}
+	if err := expire.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Apply([]Command{expire})[0]; r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if r := s.Apply([]Command{lateConfirm("c1", id, OnLateReReserve, "", nil)})[0]; r.Err != nil || !r.ReReserved {
+		t.Fatalf("late confirm = %+v, want re-reserved", r)
+	}
+	want := []string{"stock_low@w1 stock_low:" + id, "pool_low@w1 pool_low:" + id,
+		"stock_low@w1 stock_low:re_reserve:" + id, "pool_low@w1 pool_low:re_reserve:" + id}
+	if got := events(s); !slices.Equal(got, want) {
+		t.Fatalf("events\n got %q\nwant %q", got, want)
+	}
+	seen := map[string]bool{}
+	for _, e := range s.Writes().Ledger {
+		k := e.BusinessType + "\x00" + e.BusinessID + "\x00" + e.Position.SKU + "\x00" + e.Position.Location
+		if seen[k] {
+			t.Fatalf("ledger entry %s %q at %v twice: the ledger's UNIQUE refuses the batch", e.BusinessType, e.BusinessID, e.Position)
+		}
+		seen[k] = true
+	}
+}
+
 // TestDeriveStockEventsNoLine: a SKU without an alert line has no low.
 func TestDeriveStockEventsNoLine(t *testing.T) {
 	s := newState(map[PositionKey]int64{pk("a", "w1"): 2})

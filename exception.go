@@ -241,6 +241,7 @@ func (tr *Transition) lateConfirm(s *BatchState, c *Command, res *Reservation) R
 	if tr.OnLate == OnLateReReserve && !recorded {
 		err := s.reReserve(res, c.Actor)
 		if err == nil {
+			s.retrigger(BusinessReReserve + ":" + res.ID)
 			return Result{Reservation: res.snapshot(), ReReserved: true}
 		}
 		refusal = Errorf(err.Code, "reservation %q expired before it was confirmed and could not be reserved again: %s", res.ID, err.Message)
@@ -284,6 +285,13 @@ func (s *BatchState) reReserve(res *Reservation, actor string) *Error {
 		}
 		if _, err := s.linePools(k.Pool); err != nil {
 			return err
+		}
+		var pool Pool
+		if k.Pool != PoolDefault && s.docGet(DocPool, k.Pool, &pool) && pool.Gate == PoolGateRedis {
+			// The gate's Redis counts would keep the units the returner
+			// gave back for the expiry while the database sold them again:
+			// the next win there would be an oversell.
+			return Errorf(CodeCampaignNotActive, "pool %q sells through the Redis gate: a late payment there is handled as an exception", k.Pool)
 		}
 		if q, ok := need[k]; ok && s.peek(k).Available() < q {
 			short = append(short, Shortfall{SKU: k.SKU, Location: k.Location, Pool: k.Pool, Requested: q, Available: s.peek(k).Available()})

@@ -158,6 +158,27 @@ func TestExceptionResolve(t *testing.T) {
 	}
 }
 
+// TestLateConfirmInAGatedPool: a gated campaign's late payment is an
+// exception, never a re-reservation behind the gate's back.
+func TestLateConfirmInAGatedPool(t *testing.T) {
+	camp := PositionKey{SKU: "a", Location: "w1", Pool: "flash"}
+	s := newState(map[PositionKey]int64{camp: 5})
+	s.docPut(DocPool, "flash", Pool{ID: "flash", Kind: PoolCampaign, Gate: PoolGateRedis})
+	id := s.Apply([]Command{reserve("k1", LineRequest{SKU: "a", Location: "w1", Pool: "flash", Quantity: 2})})[0].Reservation.ID
+	s.Now = s.Now.Add(ReservationTTLDefault)
+	r := s.Apply([]Command{lateConfirm("c1", id, OnLateReReserve, "psp-1", nil)})[0]
+	if r.Err == nil || r.Err.Code != CodeReservationExpired || r.Err.ExceptionID == "" || r.ReReserved {
+		t.Fatalf("late confirm in a gated pool = %+v, %v; want reservation_expired naming an exception", r, r.Err)
+	}
+	e := s.Exceptions[r.Err.ExceptionID]
+	if e == nil || e.Code != CodeCampaignNotActive {
+		t.Fatalf("exception %+v; want one saying the gate refused the re-reservation", e)
+	}
+	if got := s.peek(camp); got.Reserved != 0 || got.Committed != 0 {
+		t.Fatalf("counters %+v; want nothing held again", got)
+	}
+}
+
 func TestExceptionIDSortsByTime(t *testing.T) {
 	times := []time.Time{time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), t0, t0.Add(time.Microsecond), time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)}
 	prev := ""
