@@ -23,6 +23,11 @@ type Transition struct {
 	// the SKU sits on several lines) and the quantity shipped. Without
 	// them a fulfil ships everything left.
 	Lines []ReturnLine
+	// Reference, on a fulfil with lines only, is the shipment's business
+	// number (a delivery note): unique per SKU among fulfils, so the same
+	// shipment sent again under a new idempotency key is refused
+	// (duplicate_reference) rather than shipped twice.
+	Reference string
 	// OnLate says what a confirm that arrives after the deadline does:
 	// OnLateException (the default) or OnLateReReserve. PaymentReference
 	// and PaidAt are the payment's, kept by the exception a late confirm
@@ -43,6 +48,17 @@ func (tr *Transition) Touches(t *Touches) {
 	if tr.Action == KindConfirm {
 		t.Late = append(t.Late, tr.ReservationID)
 	}
+	t.References = append(t.References, tr.referenceKeys()...)
+}
+
+// referenceKeys are the business numbers a partial fulfil takes: its
+// reference for each SKU it ships.
+func (tr *Transition) referenceKeys() []ReferenceKey {
+	skus := make([]string, 0, len(tr.Lines))
+	for _, l := range tr.Lines {
+		skus = append(skus, l.SKU)
+	}
+	return referenceKeys(BusinessFulfil, tr.Reference, skus...)
 }
 
 func (tr *Transition) normalize() *Error {
@@ -53,6 +69,12 @@ func (tr *Transition) normalize() *Error {
 	case KindFulfil:
 		if err := validText("id", tr.ReservationID, IdentifierLengthMax, true); err != nil {
 			return err
+		}
+		if err := validText("reference", tr.Reference, ReferenceLengthMax, false); err != nil {
+			return err
+		}
+		if tr.Reference != "" && len(tr.Lines) == 0 {
+			return InvalidField("reference", "only a fulfil with lines takes a reference: a fulfil of everything left happens once")
 		}
 		return normalizeShipLines(tr.Lines)
 	case KindConfirm:
@@ -202,7 +224,11 @@ func (tr *Transition) ship(s *BatchState, c *Command, res *Reservation) Result {
 			return Result{Err: Errorf(CodeQuantityExceeded, "line %s at %s/%s has %d left to ship, not %d", rl.SKU, rl.Location, rl.Pool, rl.Unshipped(), ship[i])}
 		}
 	}
-	entry := LedgerEntry{BusinessType: BusinessFulfil, BusinessID: s.NewID(), ReservationID: res.ID, Actor: c.Actor}
+	entry := LedgerEntry{BusinessType: BusinessFulfil, BusinessID: s.NewID(), ReservationID: res.ID, Actor: c.Actor, Reference: tr.Reference}
+	// Claimed last, once nothing else can refuse, so a refusal takes nothing.
+	if err := s.claimReferences(tr.referenceKeys(), entry.BusinessID); err != nil {
+		return Result{Err: err}
+	}
 	for _, i := range order {
 		rl := &res.Lines[i]
 		s.change(rl.Key(), lineDelta(StatusConfirmed, StatusFulfilled, ship[i]), entry)

@@ -56,6 +56,9 @@ type FulfilParams struct {
 	// lines (a line named by its SKU, and location and pool where the SKU
 	// sits on several); empty ships everything left.
 	Lines []FulfilLine
+	// Reference, with Lines only, is the shipment's business number (a
+	// delivery note): the same one again is refused, not shipped twice.
+	Reference string
 }
 
 // FulfilLine is one line of a partial shipment.
@@ -72,7 +75,7 @@ type FulfilLine struct {
 func (c *Client) Fulfil(ctx context.Context, p FulfilParams) (Reservation, error) {
 	var body any
 	if len(p.Lines) > 0 {
-		req := fulfilRequest{}
+		req := fulfilRequest{Reference: p.Reference}
 		for _, l := range p.Lines {
 			q := l.Quantity
 			req.Lines = append(req.Lines, returnLineRequest{SKU: l.SKU, Location: l.Location, Pool: l.Pool, Quantity: &q})

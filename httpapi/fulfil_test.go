@@ -58,15 +58,21 @@ func exercisePartialFulfil(h *harness) {
 	h.requireUnchanged(before, "PF-A", "PF-B")
 
 	var first Reservation
-	h.must("POST", fulfil, "pf-ship-1", `{"lines":[{"sku":"PF-A","quantity":2}]}`, http.StatusOK, &first)
+	h.must("POST", fulfil, "pf-ship-1", `{"lines":[{"sku":"PF-A","quantity":2}],"reference":"DN-1"}`, http.StatusOK, &first)
 	if first.Status != string(stockd.StatusConfirmed) || lineOf(t, first, "PF-A").Shipped != 2 || lineOf(t, first, "PF-B").Shipped != 0 {
 		t.Fatalf("after shipping 2 of PF-A: %+v, want confirmed with 2 shipped", first)
 	}
 	var again Reservation
-	if a := h.must("POST", fulfil, "pf-ship-1", `{"lines":[{"sku":"PF-A","quantity":2}]}`, http.StatusOK, &again); a.header.Get(headerReplayed) != "true" ||
+	if a := h.must("POST", fulfil, "pf-ship-1", `{"lines":[{"sku":"PF-A","quantity":2}],"reference":"DN-1"}`, http.StatusOK, &again); a.header.Get(headerReplayed) != "true" ||
 		lineOf(t, again, "PF-A").Shipped != 2 {
 		t.Fatalf("retry of the shipment: %+v, want the first answer replayed", again)
 	}
+	// The same delivery note under a new key is the same shipment: refused,
+	// not shipped twice. A reference without lines means nothing.
+	shipped := h.books("PF-A", "PF-B")
+	h.refuse("POST", fulfil, "pf-ship-1-new-key", `{"lines":[{"sku":"PF-A","quantity":2}],"reference":"DN-1"}`, http.StatusConflict, stockd.CodeDuplicateReference)
+	h.refuse("POST", fulfil, "pf-ref-no-lines", `{"reference":"DN-9"}`, http.StatusBadRequest, stockd.CodeInvalidInput)
+	h.requireUnchanged(shipped, "PF-A", "PF-B")
 	var second Reservation
 	h.must("POST", fulfil, "pf-ship-2", `{"lines":[{"sku":"PF-A","quantity":1},{"sku":"PF-A","location":"default","pool":"normal","quantity":1},{"sku":"PF-B","quantity":1}]}`,
 		http.StatusOK, &second)

@@ -23,7 +23,8 @@ type releaseRequest struct {
 // lines, each as a return names one; without lines (or without a body)
 // the fulfil ships everything left.
 type fulfilRequest struct {
-	Lines []returnLineRequest `json:"lines,omitempty"`
+	Lines     []returnLineRequest `json:"lines,omitempty"`
+	Reference string              `json:"reference,omitempty"`
 }
 
 // confirmRequest is what a confirm may say about a payment that arrives
@@ -73,7 +74,7 @@ func (s *Server) transition(w http.ResponseWriter, r *http.Request, kind stockd.
 				return stockd.Command{}, err
 			}
 			op := &stockd.Transition{Action: kind, ReservationID: id, Reason: release.Reason,
-				OnLate: confirm.OnLate, PaymentReference: confirm.PaymentReference, PaidAt: confirm.PaidAt}
+				OnLate: confirm.OnLate, PaymentReference: confirm.PaymentReference, PaidAt: confirm.PaidAt, Reference: fulfil.Reference}
 			if fulfil.Lines != nil && (len(fulfil.Lines) == 0 || len(fulfil.Lines) > stockd.LinesPerReservationMax) {
 				// An empty list ships nothing: not "everything", which is
 				// said by leaving lines out.
