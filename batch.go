@@ -127,7 +127,15 @@ func (s *BatchState) Writes() *BatchWrites {
 	for id := range s.updated {
 		w.ReservationsUpdated = append(w.ReservationsUpdated, *s.Reservations[id])
 	}
-	sort.Slice(w.ReservationsUpdated, func(i, j int) bool { return w.ReservationsUpdated[i].ID < w.ReservationsUpdated[j].ID })
+	// Those that free their order id first (ReservationsUpdatedSplit), then
+	// by id.
+	sort.Slice(w.ReservationsUpdated, func(i, j int) bool {
+		a, b := w.ReservationsUpdated[i], w.ReservationsUpdated[j]
+		if a.Status.holdsOrder() != b.Status.holdsOrder() {
+			return !a.Status.holdsOrder()
+		}
+		return a.ID < b.ID
+	})
 	for k := range s.docsDirty {
 		w.Documents = append(w.Documents, *s.Docs[k])
 	}

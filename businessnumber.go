@@ -112,22 +112,27 @@ func (s *BatchState) claimReferences(keys []ReferenceKey, businessID string) *Er
 }
 
 // ReservationsUpdatedSplit parts the reservations w updates into those
-// that existed before the batch and those it created. Both backends write
-// the first before inserting new reservations, and the second after, so
-// that a reservation released in a batch frees its order for one created
-// later in it, and the unique index on order ids holds after every
-// statement.
-func (w *BatchWrites) ReservationsUpdatedSplit() (existing, created []Reservation) {
+// that existed before the batch and free their order id now (released,
+// expired), the other rows that existed, and those the batch created. Both
+// backends write them in that order, with the inserts of new reservations
+// between the second and the third, so that a reservation released in a
+// batch frees its order for one created later in it, or for one that takes
+// it again (a late payment's re-reserve), and the unique index on order ids
+// holds after every statement and every row.
+func (w *BatchWrites) ReservationsUpdatedSplit() (freeing, existing, created []Reservation) {
 	isNew := make(map[string]bool, len(w.ReservationsNew))
 	for _, r := range w.ReservationsNew {
 		isNew[r.ID] = true
 	}
 	for _, r := range w.ReservationsUpdated {
-		if isNew[r.ID] {
+		switch {
+		case isNew[r.ID]:
 			created = append(created, r)
-		} else {
+		case !r.Status.holdsOrder():
+			freeing = append(freeing, r)
+		default:
 			existing = append(existing, r)
 		}
 	}
-	return existing, created
+	return freeing, existing, created
 }

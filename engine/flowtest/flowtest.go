@@ -81,6 +81,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"LatePayment", testLatePayment},
 		{"LatePaymentRefusals", testLatePaymentRefusals},
 		{"LatePaymentRace", testLatePaymentRace},
+		{"LatePaymentFreesOrderInBatch", testLatePaymentFreesOrderInBatch},
 		// property.go
 		{"FlowProperty", testFlowProperty},
 	}

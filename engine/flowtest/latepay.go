@@ -133,6 +133,38 @@ func equalStrings(a, b []string) bool {
 	return true
 }
 
+// testLatePaymentFreesOrderInBatch: a release that frees an order id and a
+// late payment's re-reserve that takes it again land in one batch. The
+// reservation that takes the order sorts before the one that frees it, so
+// unless the rows that free an order are written first, the unique index
+// on order ids refuses the batch on every retry.
+func testLatePaymentFreesOrderInBatch(t *testing.T, h *Harness) {
+	h.SKU("a")
+	h.Receive("a", "default", 5)
+	late := h.MustDo(stockd.Command{Op: &stockd.Reserve{OrderID: "SO-9", Lines: []stockd.LineRequest{line("a", 1)}}}).Reservation
+	h.Clock.Advance(stockd.ReservationTTLDefault)
+	h.MustDo(stockd.Command{Op: &stockd.Transition{Action: stockd.KindExpire, ReservationID: late.ID}})
+	holder := h.MustDo(stockd.Command{Op: &stockd.Reserve{OrderID: "SO-9", Lines: []stockd.LineRequest{line("a", 1)}}}).Reservation
+	if holder.ID < late.ID {
+		t.Fatalf("ids %s < %s: the test needs the taker to sort first", holder.ID, late.ID)
+	}
+	release := stockd.Command{IdempotencyKey: "free-so-9", RequestHash: "free-so-9",
+		Op: &stockd.Transition{Action: stockd.KindRelease, ReservationID: holder.ID, Reason: stockd.ReleaseCancelled}}
+	repay := lateConfirm(late.ID, stockd.OnLateReReserve, "pay-9", nil)
+	repay.IdempotencyKey, repay.RequestHash = "repay-so-9", "repay-so-9"
+	results, errs := h.Engine.SubmitAll(ctx, []stockd.Command{release, repay})
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("command %d: %v", i, err)
+		}
+	}
+	if results[0].Err != nil || results[1].Err != nil || !results[1].ReReserved {
+		t.Fatalf("release = %v, re-reserve = %+v, %v; want both applied", results[0].Err, results[1].Reservation, results[1].Err)
+	}
+	h.wantCounters("a", "default", stockd.Counters{OnHand: 5, Committed: 1})
+	h.Verify()
+}
+
 // testLatePaymentRace: late confirms of one reservation under many keys at
 // once, half re_reserve and half the default. The first to take the
 // reservation's lock decides for all: either every answer is 409 naming

@@ -55,7 +55,12 @@ func (t *Tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 	// Rows that existed are updated before new ones are inserted, so that
 	// a reservation released in the batch frees its order for one created
 	// after it (the unique index reservations_order_id).
-	existing, created := w.ReservationsUpdatedSplit()
+	freeing, existing, created := w.ReservationsUpdatedSplit()
+	// A statement checks the unique index row by row in an order of its
+	// own: the rows that free an order id go in one of their own, first.
+	if err := queueReservationsUpdate(batch, freeing); err != nil {
+		return err
+	}
 	if err := queueReservationsUpdate(batch, existing); err != nil {
 		return err
 	}

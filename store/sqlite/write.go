@@ -17,7 +17,9 @@ import (
 // batch can hold stockd.BatchSizeMax commands, each writing several rows,
 // and a prepare costs about what a row does.
 func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
-	existing, created := w.ReservationsUpdatedSplit()
+	freeing, holding, created := w.ReservationsUpdatedSplit()
+	// One row at a time, in this order: the rows that free an order id first.
+	existing := append(freeing, holding...)
 	var docsNew, docsChanged []stockd.Document
 	for _, d := range w.Documents {
 		if d.Version == 1 {
