@@ -130,19 +130,9 @@ func (r *Return) decide(s *BatchState, c *Command) Result {
 		return Result{Err: &Error{Code: CodeInvalidTransition, Status: res.Status,
 			Message: fmt.Sprintf("cannot return stock of a %s reservation: only confirmed (refund) or fulfilled (return) ones", res.Status)}}
 	}
-	// Lines of the request naming one reservation line add up, so that
-	// the return writes one ledger entry per position.
-	give := map[int]int64{}
-	var order []int
-	for _, l := range r.Lines {
-		i, err := matchLine(res, l)
-		if err != nil {
-			return Result{Err: err}
-		}
-		if _, seen := give[i]; !seen {
-			order = append(order, i)
-		}
-		give[i] += l.Quantity
+	give, order, err := sumLines(res, r.Lines)
+	if err != nil {
+		return Result{Err: err}
 	}
 	for _, i := range order {
 		rl := res.Lines[i]
@@ -388,4 +378,24 @@ func (m *StockMove) decide(s *BatchState, c *Command) Result {
 		s.campaignReturn(k, m.Quantity, id, "", c.Actor)
 	}
 	return Result{Position: s.position(k)}
+}
+
+// sumLines matches lines to the reservation's lines and adds up those
+// naming one line, so that a return or a shipment books one ledger entry
+// per position: the quantity by line index, and the indexes in the order
+// the request first names them.
+func sumLines(res *Reservation, lines []ReturnLine) (map[int]int64, []int, *Error) {
+	sum := map[int]int64{}
+	var order []int
+	for _, l := range lines {
+		i, err := matchLine(res, l)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, seen := sum[i]; !seen {
+			order = append(order, i)
+		}
+		sum[i] += l.Quantity
+	}
+	return sum, order, nil
 }

@@ -205,19 +205,9 @@ func (tr *Transition) ship(s *BatchState, c *Command, res *Reservation) Result {
 		return Result{Err: &Error{Code: CodeInvalidTransition, Status: res.Status,
 			Message: fmt.Sprintf("cannot ship lines of a %s reservation: only a confirmed one ships", res.Status)}}
 	}
-	// Lines naming one reservation line add up, so that the shipment
-	// books one entry per position.
-	ship := map[int]int64{}
-	var order []int
-	for _, l := range tr.Lines {
-		i, err := matchLine(res, l)
-		if err != nil {
-			return Result{Err: err}
-		}
-		if _, seen := ship[i]; !seen {
-			order = append(order, i)
-		}
-		ship[i] += l.Quantity
+	ship, order, err := sumLines(res, tr.Lines)
+	if err != nil {
+		return Result{Err: err}
 	}
 	for _, i := range order {
 		if rl := res.Lines[i]; ship[i] > rl.Unshipped() {
