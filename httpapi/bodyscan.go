@@ -121,7 +121,8 @@ func (sc *bodyScanner) object() bool {
 		if !ok {
 			return false
 		}
-		if sc.seen(key, &keys, &many) {
+		var repeated bool
+		if repeated, keys, many = seenKey(key, keys, many); repeated {
 			sc.found.repeated, sc.found.hasRepeated = string(key), true
 			return false
 		}
@@ -152,31 +153,31 @@ func (sc *bodyScanner) object() bool {
 	}
 }
 
-// seen reports whether one object already had key, and records it: one
-// by one while the object is small, in a map past smallObjectKeysMax.
-func (sc *bodyScanner) seen(key []byte, keys *[][]byte, many *map[string]bool) bool {
-	if *many != nil {
-		if (*many)[string(key)] {
-			return true
+// seenKey reports whether one object already had key, and records it:
+// one by one while the object is small (keys, which the caller keeps on
+// its stack), in a map past smallObjectKeysMax.
+func seenKey(key []byte, keys [][]byte, many map[string]bool) (bool, [][]byte, map[string]bool) {
+	if many != nil {
+		if many[string(key)] {
+			return true, keys, many
 		}
-		(*many)[string(key)] = true
-		return false
+		many[string(key)] = true
+		return false, keys, many
 	}
-	for _, k := range *keys {
+	for _, k := range keys {
 		if bytes.Equal(k, key) {
-			return true
+			return true, keys, many
 		}
 	}
-	if len(*keys) < smallObjectKeysMax {
-		*keys = append(*keys, key)
-		return false
+	if len(keys) < smallObjectKeysMax {
+		return false, append(keys, key), many
 	}
-	*many = make(map[string]bool, 2*smallObjectKeysMax)
-	for _, k := range *keys {
-		(*many)[string(k)] = true
+	many = make(map[string]bool, 2*smallObjectKeysMax)
+	for _, k := range keys {
+		many[string(k)] = true
 	}
-	(*many)[string(key)] = true
-	return false
+	many[string(key)] = true
+	return false, keys, many
 }
 
 func (sc *bodyScanner) array(field []byte) bool {
