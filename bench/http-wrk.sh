@@ -22,6 +22,10 @@
 # DURATION (5s), STOCK (10^12 units: never runs out; a smaller stock makes
 # the tail 409 insufficient_stock, counted apart), API_KEY (for a server
 # with keys; its per-key rate limit applies), SERVE_FLAGS (added to serve).
+# BUILTIN (1: after the wrk rows, stockd-bench --target http drives the same
+# server with the hot scenario at the same connection counts, so that both
+# generators' figures come from one server and one run; 0 skips it),
+# STOCKD_BENCH (its binary; built from this tree when unset),
 # SERVER_PID (with URL: the server's process, for its CPU per request).
 # cpu_us is the server's CPU time per answered request (user + system,
 # from /proc), when the script knows the server's process.
@@ -44,6 +48,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+BUILTIN=${BUILTIN:-1}
+if [ "$BUILTIN" = 1 ] && [ -z "${STOCKD_BENCH:-}" ]; then
+  go build -o "$dir/stockd-bench" ./cmd/stockd-bench
+  STOCKD_BENCH="$dir/stockd-bench"
+fi
 if [ -z "${STOCKD:-}" ]; then
   go build -o "$dir/stockd" ./cmd/stockd
   STOCKD="$dir/stockd"
@@ -119,6 +128,13 @@ for c in $CONNECTIONS; do
     echo "       non-2xx by class: 409 $(field s409), 429 $(field s429), other 4xx $(field s4xx), 5xx $(field s5xx), other $(field other)"
   fi
 done
+if [ "$BUILTIN" = 1 ]; then
+  bench_auth=()
+  if [ -n "$API_KEY" ]; then bench_auth=(--api-key "$API_KEY"); fi
+  echo "stockd-bench --target http against the same server:"
+  "$STOCKD_BENCH" --target http --url "$URL" "${bench_auth[@]}" --scenarios hot --baselines none \
+    --concurrency "$(tr ' ' ',' <<<"$CONNECTIONS")" --duration "$DURATION" --no-progress --no-verify || failed=1
+fi
 if [ -n "${DATABASE_URL:-}" ]; then
   if [ -n "$pid" ]; then kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""; fi
   echo "stockd verify:"
