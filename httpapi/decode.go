@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -43,8 +44,8 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, *stockd.Error) {
 // at all is taken as JSON.
 func jsonContentType(r *http.Request) *stockd.Error {
 	header := r.Header.Get("Content-Type")
-	if header == "" {
-		return nil
+	if header == "" || header == "application/json" {
+		return nil // no label, or the plain label: nothing to parse
 	}
 	mediaType, _, err := mime.ParseMediaType(header)
 	if err == nil && (mediaType == "application/json" || strings.HasSuffix(mediaType, "+json")) {
@@ -77,11 +78,13 @@ func decodeStrict(body []byte, v any) *stockd.Error {
 	if loneSurrogate(body) {
 		return stockd.Errorf(stockd.CodeInvalidJSON, "body escapes half of a UTF-16 surrogate pair")
 	}
-	// encoding/json keeps the last of repeated keys: {"quantity":1,
-	// "quantity":999} would reserve 999 where a proxy or a log that reads
-	// the first sees 1.
-	if key, ok := repeatedKey(body); ok {
-		return stockd.Errorf(stockd.CodeInvalidJSON, "field %q appears more than once in one object", key)
+	// One pass finds what encoding/json lets through: a repeated key
+	// ({"quantity":1, "quantity":999} would reserve 999 where a proxy or a
+	// log that reads the first sees 1), a key matched to a field only by
+	// folding case, a string holding a control character.
+	scan := scanBody(body, fieldNames(reflect.TypeOf(v)))
+	if scan.hasRepeated {
+		return stockd.Errorf(stockd.CodeInvalidJSON, "field %q appears more than once in one object", scan.repeated)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -91,21 +94,36 @@ func decodeStrict(body []byte, v any) *stockd.Error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return stockd.Errorf(stockd.CodeInvalidJSON, "body holds data after the JSON object")
 	}
-	return exactFieldNames(body, v)
+	switch {
+	case scan.malformed:
+		// The decoder took what the scan did not: nesting deeper than
+		// either allows is the only way there.
+		return stockd.Errorf(stockd.CodeInvalidJSON, "body nests deeper than %d levels", nestingDepthMax)
+	case scan.hasUnknown:
+		// encoding/json folds case ("SKU", even "ſku", match "sku"), where
+		// the document and every other client know only the exact names.
+		return stockd.Errorf(stockd.CodeInvalidJSON, "unknown field %q", scan.unknown)
+	case scan.notPlain:
+		// One rule for every endpoint's text, whichever database stores it
+		// (PostgreSQL refuses NUL, SQLite keeps it).
+		return stockd.InvalidField(scan.notPlainField, "must be UTF-8 text without control characters")
+	}
+	return nil
 }
 
-// exactFieldNames refuses object keys that encoding/json matched to a
-// field without being its name: it folds case ("SKU", even "ſku", match
-// "sku"), where the document and every other client know only the exact
-// names.
-func exactFieldNames(body []byte, v any) *stockd.Error {
-	var tree any
-	if err := json.Unmarshal(body, &tree); err != nil {
-		return decodeError(err)
+// fieldNamesByType caches fieldNames: a request type's names never change.
+var fieldNamesByType sync.Map // reflect.Type -> map[string]bool
+
+// fieldNames returns the JSON names of t's fields and of the structs
+// within, the only keys a body decoded into t may hold.
+func fieldNames(t reflect.Type) map[string]bool {
+	if names, ok := fieldNamesByType.Load(t); ok {
+		return names.(map[string]bool)
 	}
 	names := map[string]bool{}
-	collectFieldNames(reflect.TypeOf(v), names)
-	return checkKeys(tree, names)
+	collectFieldNames(t, names)
+	fieldNamesByType.Store(t, names)
+	return names
 }
 
 // collectFieldNames adds the JSON names of t's fields, and of the structs
@@ -125,39 +143,6 @@ func collectFieldNames(t reflect.Type, names map[string]bool) {
 		}
 		collectFieldNames(f.Type, names)
 	}
-}
-
-// checkKeys refuses object keys that are not field names, and strings
-// holding control characters anywhere in the body: one rule for every
-// endpoint's text, whichever database stores it (PostgreSQL refuses NUL,
-// SQLite keeps it).
-func checkKeys(node any, names map[string]bool) *stockd.Error {
-	return checkNode(node, "", names)
-}
-
-func checkNode(node any, field string, names map[string]bool) *stockd.Error {
-	switch n := node.(type) {
-	case map[string]any:
-		for k, child := range n {
-			if !names[k] {
-				return stockd.Errorf(stockd.CodeInvalidJSON, "unknown field %q", k)
-			}
-			if err := checkNode(child, k, names); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for _, child := range n {
-			if err := checkNode(child, field, names); err != nil {
-				return err
-			}
-		}
-	case string:
-		if !stockd.PlainText(n) {
-			return stockd.InvalidField(field, "must be UTF-8 text without control characters")
-		}
-	}
-	return nil
 }
 
 // loneSurrogate reports whether a JSON text escapes a UTF-16 surrogate
@@ -226,56 +211,6 @@ func decodeOptional(body []byte, v any) *stockd.Error {
 		return nil
 	}
 	return decodeStrict(body, v)
-}
-
-// repeatedKey returns the first key that appears twice in one object of
-// body. Malformed JSON reports none: decoding refuses it with its own word.
-func repeatedKey(body []byte) (string, bool) {
-	type frame struct {
-		keys    map[string]bool // nil in an array
-		wantKey bool
-	}
-	var stack []frame
-	// consumed marks the value of the current object's key as read.
-	consumed := func() {
-		if n := len(stack); n > 0 && stack[n-1].keys != nil {
-			stack[n-1].wantKey = true
-		}
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			switch t {
-			case '{':
-				stack = append(stack, frame{keys: map[string]bool{}, wantKey: true})
-			case '[':
-				stack = append(stack, frame{})
-			default:
-				stack = stack[:len(stack)-1]
-				consumed()
-				if len(stack) == 0 {
-					return "", false
-				}
-			}
-		case string:
-			if n := len(stack); n > 0 && stack[n-1].keys != nil && stack[n-1].wantKey {
-				if stack[n-1].keys[t] {
-					return t, true
-				}
-				stack[n-1].keys[t] = true
-				stack[n-1].wantKey = false
-				continue
-			}
-			consumed()
-		default:
-			consumed()
-		}
-	}
 }
 
 func decodeError(err error) *stockd.Error {

@@ -68,5 +68,8 @@ func requestHash(r *http.Request, decoded any) string {
 	if v := r.Header.Values(headerIfMatch); len(v) > 0 {
 		h.Write([]byte("\n" + headerIfMatch + ": " + strings.Join(v, ", ")))
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	var sum [sha256.Size]byte
+	var digits [2 * sha256.Size]byte
+	hex.Encode(digits[:], h.Sum(sum[:0]))
+	return string(digits[:])
 }

@@ -191,11 +191,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeBody(w, "application/json", status, v)
 }
 
+// answerSizeHint is the buffer a self-encoding answer starts with: a
+// reservation of a few lines fits.
+const answerSizeHint = 512
+
 func writeBody(w http.ResponseWriter, contentType string, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		// Every answer is one of our own types: failing to encode it is a bug.
-		panic("httpapi: answer not encodable: " + err.Error())
+	var body []byte
+	if a, ok := v.(jsonAppender); ok {
+		body = a.appendJSON(make([]byte, 0, answerSizeHint))
+	} else {
+		var err error
+		if body, err = json.Marshal(v); err != nil {
+			// Every answer is one of our own types: failing to encode it is a bug.
+			panic("httpapi: answer not encodable: " + err.Error())
+		}
 	}
 	body = append(body, '\n')
 	w.Header().Set("Content-Type", contentType)

@@ -51,8 +51,10 @@ type Main struct {
 	reconcile *reconcileLoop
 	server    *http.Server
 	listener  net.Listener
-	served    chan error
-	halted    chan error
+	// debug is nil without --debug-addr.
+	debug  *debugServer
+	served chan error
+	halted chan error
 }
 
 // Run opens and migrates the database, starts the engine, the expiry worker
@@ -157,6 +159,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	handler := dashboard.Mount(api, dashboard.New(dashboard.Config{
 		Store: m.store, RequireKeys: requireKeys, Gatherer: reg, Logger: m.Logger, BusinessTimeZone: zone,
 	}))
+	if m.Config.DebugAddr != "" {
+		if m.debug, err = startDebug(m.Config.DebugAddr); err != nil {
+			return err
+		}
+		m.Logger.Warn("profiler on: /debug/pprof/ is served", "debug_addr", m.Config.DebugAddr)
+	}
 	m.listener, err = net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -269,6 +277,9 @@ func (m *Main) Close() error {
 		if err := m.server.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("shutdown http: %w", err))
 		}
+	}
+	if err := m.debug.close(); err != nil {
+		errs = append(errs, fmt.Errorf("close debug: %w", err))
 	}
 	if m.expiry != nil {
 		m.expiry.Stop()

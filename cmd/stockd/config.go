@@ -77,6 +77,9 @@ type Config struct {
 	// pruner keeps only the outcome. Zero keeps every answer (the flag
 	// defaults to stockd.IdempotencyRetentionDefault).
 	IdempotencyRetention time.Duration
+	// DebugAddr, when set, serves Go's profiler (/debug/pprof/) on this
+	// loopback address; empty, the default, serves none.
+	DebugAddr string
 }
 
 const (
@@ -107,6 +110,7 @@ func bindDatabaseFlags(fs *pflag.FlagSet, c *Config) {
 
 func bindServeFlags(fs *pflag.FlagSet, c *Config) {
 	fs.StringVar(&c.Addr, "addr", addrDefault, "listen address (env STOCKD_ADDR)")
+	fs.StringVar(&c.DebugAddr, "debug-addr", "", "serve Go's profiler (/debug/pprof/) on this loopback address, e.g. 127.0.0.1:6060; empty serves none (env STOCKD_DEBUG_ADDR)")
 	fs.BoolVar(&c.AllowUnsafeDurability, "allow-unsafe-durability", false, "start even if PostgreSQL has fsync or synchronous_commit off; benchmarks only (env STOCKD_ALLOW_UNSAFE_DURABILITY)")
 	fs.DurationVar(&c.ExpiryInterval, "expiry-interval", time.Second, "how often the expiry worker looks for due reservations (env STOCKD_EXPIRY_INTERVAL)")
 	fs.IntVar(&c.Appliers, "appliers", 0, "batches applied at once; 0 picks 1 for SQLite and 2 for PostgreSQL (env STOCKD_APPLIERS)")
@@ -203,6 +207,9 @@ func capped(base *slog.Logger) (*slog.Logger, func()) {
 }
 
 func (c *Config) validate() error {
+	if err := validateDebugAddr(c.DebugAddr); err != nil {
+		return err
+	}
 	if c.Appliers < 0 || c.Appliers > 64 {
 		return fmt.Errorf("appliers %d: want 0 to 64", c.Appliers)
 	}
