@@ -3,7 +3,9 @@ package stockd
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -49,6 +51,12 @@ type BatchState struct {
 	touchedAt map[PositionKey]int
 	pools     []poolCrossing
 	poolAvail map[poolKey]int64
+
+	// locationsByPriority are the active locations placement chooses
+	// from, by priority, built on first use (placement.go).
+	locationsByPriority []string
+	// wants is the buffer expand reuses for each reservation's wants.
+	wants []want
 }
 
 // BatchWrites is everything a batch changes.
@@ -115,7 +123,7 @@ func (s *BatchState) Apply(cmds []Command) []Result {
 // Writes returns the accumulated writes, positions sorted in lock order.
 func (s *BatchState) Writes() *BatchWrites {
 	w := s.writes
-	w.Positions = w.Positions[:0]
+	w.Positions = make([]Position, 0, len(s.dirty))
 	for k := range s.dirty {
 		c := s.Positions[k]
 		if !c.Valid() {
@@ -123,7 +131,7 @@ func (s *BatchState) Writes() *BatchWrites {
 		}
 		w.Positions = append(w.Positions, Position{PositionKey: k, Counters: *c})
 	}
-	sort.Slice(w.Positions, func(i, j int) bool { return w.Positions[i].PositionKey.Less(w.Positions[j].PositionKey) })
+	slices.SortFunc(w.Positions, func(a, b Position) int { return comparePositionKeys(a.PositionKey, b.PositionKey) })
 	for id := range s.updated {
 		w.ReservationsUpdated = append(w.ReservationsUpdated, *s.Reservations[id])
 	}
@@ -155,6 +163,18 @@ func (s *BatchState) Writes() *BatchWrites {
 	return &w
 }
 
+// comparePositionKeys orders keys as PositionKey.Less does, for
+// slices.SortFunc.
+func comparePositionKeys(a, b PositionKey) int {
+	if c := strings.Compare(a.SKU, b.SKU); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.Location, b.Location); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Pool, b.Pool)
+}
+
 func (s *BatchState) applyOne(c *Command) Result {
 	if c.IdempotencyKey != "" {
 		if r, ok := s.replay(c); ok {
@@ -164,11 +184,7 @@ func (s *BatchState) applyOne(c *Command) Result {
 	r := s.decide(c)
 	s.deriveStockEvents()
 	if c.IdempotencyKey != "" {
-		body, err := json.Marshal(r)
-		if err != nil {
-			panic(fmt.Sprintf("stockd: result not encodable: %v", err))
-		}
-		rec := IdempotencyRecord{Key: c.IdempotencyKey, RequestHash: c.RequestHash, Result: body, CreatedAt: s.Now}
+		rec := IdempotencyRecord{Key: c.IdempotencyKey, RequestHash: c.RequestHash, Result: answerJSON(&r), CreatedAt: s.Now}
 		s.Idempotency[c.IdempotencyKey] = rec
 		s.writes.Idempotency = append(s.writes.Idempotency, rec)
 	}
@@ -177,11 +193,12 @@ func (s *BatchState) applyOne(c *Command) Result {
 
 // replay answers a key seen before, in storage or earlier in this batch.
 func (s *BatchState) replay(c *Command) (Result, bool) {
-	var rec IdempotencyRecord
-	ok := false
-	for _, key := range c.LookupKeys() {
-		if rec, ok = s.Idempotency[key]; ok {
-			break
+	// The keys of LookupKeys, without its slice: the key as sent, then
+	// the key alone when sent within an API key's scope.
+	rec, ok := s.Idempotency[c.IdempotencyKey]
+	if !ok {
+		if key := UnscopedKey(c.IdempotencyKey); key != c.IdempotencyKey {
+			rec, ok = s.Idempotency[key]
 		}
 	}
 	if !ok {
@@ -240,6 +257,9 @@ func (s *BatchState) peek(k PositionKey) Counters {
 
 // change applies delta to a position and records the ledger entry.
 func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
+	if s.writes.Ledger == nil {
+		s.sizeForChanges()
+	}
 	c := s.counters(k)
 	s.touch(k, c.Available(), entry.BusinessID, entry.Actor)
 	after := c.Add(delta)
@@ -254,6 +274,26 @@ func (s *BatchState) change(k PositionKey, delta Counters, entry LedgerEntry) {
 	entry.CreatedAt = s.Now
 	s.writes.Ledger = append(s.writes.Ledger, entry)
 }
+
+// sizeForChanges sizes the ledger and the dirty set on the batch's first
+// change to about one entry per position the batch holds (a batch holds
+// the positions of the SKUs its commands name), rather than growing them
+// entry by entry: each ledger entry is a few hundred bytes, copied at
+// every growth.
+func (s *BatchState) sizeForChanges() {
+	n := min(max(len(s.Positions), changesSizeMin), changesSizeMax)
+	s.writes.Ledger = make([]LedgerEntry, 0, n)
+	if len(s.dirty) == 0 {
+		s.dirty = make(map[PositionKey]bool, n)
+	}
+}
+
+// changesSizeMin and changesSizeMax bound the first size of a batch's
+// ledger; past it, the ledger grows as a slice does.
+const (
+	changesSizeMin = 8
+	changesSizeMax = 4 * BatchSizeMax
+)
 
 func (s *BatchState) position(k PositionKey) *Position {
 	return &Position{PositionKey: k, Counters: s.peek(k)}

@@ -29,6 +29,7 @@ func (o *LocationCreate) decide(s *BatchState, _ *Command) Result {
 	}
 	loc.CreatedAt = s.Now
 	s.Locations[loc.ID] = loc
+	s.locationsChanged()
 	s.writes.Locations = append(s.writes.Locations, loc)
 	return Result{Location: &loc, Created: true}
 }

@@ -1,6 +1,10 @@
 package stockd
 
-import "sort"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // want is one line to place once bundles are expanded: a SKU that holds
 // stock, the pools it may come from in order of preference, and the bundle
@@ -20,19 +24,22 @@ type want struct {
 // the ledger is unique per reservation and position.
 type placement struct {
 	s     *BatchState
-	taken map[PositionKey]int64
-	// locations are the active locations by priority, then id; built on
-	// first use, so that a line naming its location never sorts them.
-	locations []string
-	lines     []ReservationLine
-	short     []Shortfall
+	lines []ReservationLine
+	// takenAt indexes lines by position once they outgrow a scan (large
+	// bundles); a plain order of a few lines never builds it.
+	takenAt map[PositionKey]int
+	short   []Shortfall
 	// apart is set when the lines could not all come from one location
 	// under StrategySingleLocation.
 	apart bool
 }
 
+// takenScanMax is how many placed lines are found by a scan; more are
+// indexed in takenAt.
+const takenScanMax = 16
+
 func newPlacement(s *BatchState, wants int) placement {
-	return placement{s: s, taken: make(map[PositionKey]int64, wants), lines: make([]ReservationLine, 0, wants)}
+	return placement{s: s, lines: make([]ReservationLine, 0, wants)}
 }
 
 // place places every want by strategy; what cannot be placed is in p.short.
@@ -79,7 +86,35 @@ func (p *placement) bestAtOneLocation(w want) int64 {
 
 // available is what position k can still give this order.
 func (p *placement) available(k PositionKey) int64 {
-	return p.s.peek(k).Available() - p.taken[k]
+	avail := p.s.peek(k).Available()
+	if i := p.lineAt(k); i >= 0 {
+		avail -= p.lines[i].Quantity
+	}
+	return avail
+}
+
+// lineAt returns the index of the line placed at k, or -1: the order
+// holds one line per position, so its quantity is what the order took
+// there.
+func (p *placement) lineAt(k PositionKey) int {
+	if len(p.lines) <= takenScanMax {
+		for i := range p.lines {
+			if p.lines[i].SKU == k.SKU && p.lines[i].Location == k.Location && p.lines[i].Pool == k.Pool {
+				return i
+			}
+		}
+		return -1
+	}
+	if p.takenAt == nil {
+		p.takenAt = make(map[PositionKey]int, 2*len(p.lines))
+		for i := range p.lines {
+			p.takenAt[p.lines[i].Key()] = i
+		}
+	}
+	if i, ok := p.takenAt[k]; ok {
+		return i
+	}
+	return -1
 }
 
 // placeNamed places a want at the location it names, in the first of its
@@ -196,48 +231,53 @@ func (p *placement) poolAt(w want, loc string) string {
 // take holds quantity at k for the order. A component line and a plain
 // line merged on one position keep a bundle tag only when they share it.
 func (p *placement) take(k PositionKey, quantity int64, bundle string) {
-	if _, seen := p.taken[k]; seen {
-		for i := range p.lines {
-			if p.lines[i].Key() == k {
-				p.lines[i].Quantity += quantity
-				if p.lines[i].Bundle != bundle {
-					p.lines[i].Bundle = ""
-				}
-			}
+	if i := p.lineAt(k); i >= 0 {
+		p.lines[i].Quantity += quantity
+		if p.lines[i].Bundle != bundle {
+			p.lines[i].Bundle = ""
 		}
-	} else {
-		p.lines = append(p.lines, ReservationLine{SKU: k.SKU, Quantity: quantity, Location: k.Location, Pool: k.Pool, Bundle: bundle})
+		return
 	}
-	p.taken[k] += quantity
+	p.lines = append(p.lines, ReservationLine{SKU: k.SKU, Quantity: quantity, Location: k.Location, Pool: k.Pool, Bundle: bundle})
+	if p.takenAt != nil {
+		p.takenAt[k] = len(p.lines) - 1
+	}
 }
 
 func (p *placement) shortOf(w want, available int64) {
 	p.short = append(p.short, Shortfall{SKU: w.SKU, Location: w.Location, Pool: w.Pools[0], Requested: w.Quantity, Available: max(available, 0)})
 }
 
-// activeLocations lists the locations placement may choose. Locations are
-// few (an operator creates each), so sorting them once per order is cheaper
-// than scanning the batch's positions per line.
+// activeLocations lists the locations placement may choose, by priority,
+// then id. The list is built once per batch and kept until a command
+// creates or changes a location (locationsChanged).
 func (p *placement) activeLocations() []string {
-	if p.locations != nil {
-		return p.locations
+	return p.s.activeLocations()
+}
+
+func (s *BatchState) activeLocations() []string {
+	if s.locationsByPriority != nil {
+		return s.locationsByPriority
 	}
-	locs := make([]string, 0, len(p.s.Locations))
-	for id, l := range p.s.Locations {
+	locs := make([]string, 0, len(s.Locations))
+	for id, l := range s.Locations {
 		if !l.Inactive {
 			locs = append(locs, id)
 		}
 	}
-	sort.Slice(locs, func(i, j int) bool {
-		pi, pj := p.s.Locations[locs[i]].Priority, p.s.Locations[locs[j]].Priority
-		if pi != pj {
-			return pi < pj
+	slices.SortFunc(locs, func(a, b string) int {
+		if c := cmp.Compare(s.Locations[a].Priority, s.Locations[b].Priority); c != 0 {
+			return c
 		}
-		return locs[i] < locs[j]
+		return strings.Compare(a, b)
 	})
-	p.locations = locs
-	return p.locations
+	s.locationsByPriority = locs
+	return locs
 }
+
+// locationsChanged forgets the active locations by priority after a
+// command created or changed a location.
+func (s *BatchState) locationsChanged() { s.locationsByPriority = nil }
 
 // ServedElsewhere reports whether a reservation line may take its stock
 // somewhere other than its own (SKU, pool): a bundle SKU's components, or

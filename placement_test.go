@@ -117,3 +117,44 @@ func TestPlacementSingleLocationWithFallback(t *testing.T) {
 		t.Fatal("ServedElsewhere: want true for a pool that falls back, false for normal")
 	}
 }
+
+// TestPlacementSeesLocationChanges: the active locations by priority are
+// kept for the batch, yet a location created, deactivated or moved in
+// priority by an earlier command places the later orders of the batch.
+func TestPlacementSeesLocationChanges(t *testing.T) {
+	s := newState(map[PositionKey]int64{pk("a", "w1"): 5, pk("a", "w2"): 5, pk("a", "w3"): 5})
+	inactive, first := false, 0
+	op := func(o Operation) Command {
+		reserveKeys++
+		key := fmt.Sprintf("loc-%d", reserveKeys)
+		c := Command{IdempotencyKey: key, RequestHash: key, Op: o}
+		if err := c.Normalize(); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	steps := []struct {
+		cmd  Command
+		want string // location of the reserved line, "" for a command that places nothing
+	}{
+		{reserveBy(StrategyPriority, LineRequest{SKU: "a", Quantity: 1}), "w1"},
+		{op(&LocationUpdate{ID: "w1", Active: &inactive}), ""},
+		{reserveBy(StrategyPriority, LineRequest{SKU: "a", Quantity: 1}), "w2"},
+		{op(&LocationCreate{Location: Location{ID: "w3", Name: "w3", Priority: 0}}), ""},
+		{reserveBy(StrategyPriority, LineRequest{SKU: "a", Quantity: 1}), "w3"},
+		{op(&LocationUpdate{ID: "w2", Priority: &first}), ""},
+		{reserveBy(StrategyPriority, LineRequest{SKU: "a", Quantity: 1}), "w2"},
+	}
+	for i, st := range steps {
+		res := s.Apply([]Command{st.cmd})[0]
+		if res.Err != nil {
+			t.Fatalf("step %d: %v", i, res.Err)
+		}
+		if st.want == "" {
+			continue
+		}
+		if got := res.Reservation.Lines[0].Location; got != st.want {
+			t.Fatalf("step %d placed at %s, want %s", i, got, st.want)
+		}
+	}
+}

@@ -143,8 +143,11 @@ func (req *Reserve) decide(s *BatchState, c *Command) Result {
 // expand checks each request line against the catalogue, the locations,
 // the pools and the deduction timings, and turns it into what placement
 // places: the line itself, or the components of the bundle it names.
+// The wants are valid until the next call: they live in a buffer the
+// batch reuses, as no reservation outlives its placement's wants.
 func (s *BatchState) expand(req *Reserve) ([]want, *Error) {
-	wants := make([]want, 0, len(req.Lines))
+	wants := s.wants[:0]
+	defer func() { s.wants = wants[:0] }()
 	for _, l := range req.Lines {
 		sku, ok := s.SKUs[l.SKU]
 		if !ok {
@@ -194,13 +197,17 @@ func (s *BatchState) expand(req *Reserve) ([]want, *Error) {
 	return wants, nil
 }
 
+// normalPoolOnly is what most lines may take stock from. Shared by every
+// such want, so read only.
+var normalPoolOnly = []string{PoolDefault}
+
 // linePools lists the pools a line naming pool may take stock from: the
 // pool, then normal when its document says it falls back. A pool with no
 // document is a channel without fallback; one not sellable now (a campaign
 // outside its window, or closed) refuses the order.
 func (s *BatchState) linePools(pool string) ([]string, *Error) {
 	if pool == PoolDefault {
-		return []string{PoolDefault}, nil
+		return normalPoolOnly, nil
 	}
 	var doc Pool
 	if !s.docGet(DocPool, pool, &doc) {

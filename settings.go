@@ -126,6 +126,7 @@ func (u *LocationUpdate) decide(s *BatchState, c *Command) Result {
 		loc.Inactive = !*u.Active
 	}
 	s.Locations[u.ID] = loc
+	s.locationsChanged()
 	s.locsDirty[u.ID] = true
 	version := s.settingsChanged(SettingsID("location", u.ID))
 	return Result{Location: &loc, Version: version}
