@@ -44,6 +44,9 @@ type Store struct {
 	writer *sql.DB
 	// reader is the read-only pool for the Store's read methods.
 	reader *sql.DB
+	// checkpoints is the connection of the checkpointer's PASSIVE passes.
+	checkpoints  *sql.DB
+	checkpointer *checkpointer
 	// relays are the relay leases held in this process (relay.go).
 	relays relayLeases
 }
@@ -107,6 +110,10 @@ func OpenExisting(ctx context.Context, path string) (*Store, error) {
 // Open opens (creating if needed) the database file at path and checks both
 // connection pools. It does not migrate: call Migrate.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, checkpointConfig{})
+}
+
+func open(ctx context.Context, path string, checkpoints checkpointConfig) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, fmt.Errorf("database path %q: %w", path, err)
 	}
@@ -123,7 +130,16 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open read connections: %w", err), writer.Close())
 	}
-	return &Store{writer: writer, reader: reader}, nil
+	checkpointPool, err := openPool(ctx, path, connectionParams(), 1)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open checkpoint connection: %w", err), reader.Close(), writer.Close())
+	}
+	return &Store{
+		writer:       writer,
+		reader:       reader,
+		checkpoints:  checkpointPool,
+		checkpointer: startCheckpointer(checkpointPool, writer, checkpoints),
+	}, nil
 }
 
 // connectionParams are the pragmas every connection runs when it opens, so
@@ -144,6 +160,9 @@ func writerParams() url.Values {
 	// BEGIN IMMEDIATE takes the write lock at the start of the batch, so a
 	// transaction never fails half-way upgrading a read lock to a write lock.
 	v.Set("_txlock", "immediate")
+	// The checkpointer (checkpoint.go) copies the WAL into the database
+	// file, so that no commit does.
+	v.Add("_pragma", "wal_autocheckpoint(0)")
 	return v
 }
 
@@ -170,9 +189,12 @@ func openPool(ctx context.Context, path string, params url.Values, connectionsMa
 	return db, nil
 }
 
-// Close closes both pools. Begin must not be called after Close.
+// Close stops the checkpointer and closes the pools. Begin must not be
+// called after Close. The writer is closed last: the last connection to
+// close checkpoints the WAL into the database file and removes it.
 func (s *Store) Close() error {
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	s.checkpointer.Close()
+	return errors.Join(s.reader.Close(), s.checkpoints.Close(), s.writer.Close())
 }
 
 // Begin starts the transaction of one batch on the writer connection,

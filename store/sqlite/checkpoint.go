@@ -1,0 +1,150 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// The writer runs with wal_autocheckpoint=0: SQLite's automatic checkpoint
+// runs inside the commit that crosses its threshold, on the one writer
+// connection, so every batch queued behind that commit waited for pages
+// to be copied into the database file and the file synced (about a tenth
+// of the writer's time). The checkpointer below does it beside the writer
+// instead.
+//
+// Checkpointing is safe at any time and changes nothing about durability:
+// a commit is durable once its WAL frames are synced (synchronous=FULL,
+// before Commit returns), whether or not they were copied into the database
+// file yet. A checkpoint only copies committed frames, syncs the WAL before
+// and the database file after, and SQLite recovers an interrupted one from
+// the WAL on the next open. What a late checkpoint costs is a longer WAL:
+// more to read for readers, more to replay after a crash.
+const (
+	// checkpointIntervalDefault is how often the checkpointer copies the
+	// WAL into the database file.
+	checkpointIntervalDefault = 200 * time.Millisecond
+	// checkpointTimeout bounds one pass.
+	checkpointTimeout = 30 * time.Second
+	// walFramesTruncateDefault is the WAL size, in frames (pages), past which
+	// a pass also truncates the WAL. A PASSIVE checkpoint never waits, so it
+	// cannot copy frames a reader's snapshot still needs, and the writer only
+	// starts the WAL over once every frame was copied: under long reads the
+	// WAL grows. 16,384 frames of 4 KiB are 64 MiB.
+	walFramesTruncateDefault = 16384
+)
+
+// checkpointConfig configures the checkpointer; zero fields take defaults.
+type checkpointConfig struct {
+	// Interval between passes. Defaults to 200 milliseconds.
+	Interval time.Duration
+	// WALFramesTruncate is the WAL size, in frames, above which a pass runs
+	// a TRUNCATE checkpoint. Defaults to 16,384.
+	WALFramesTruncate int64
+	// Passed, if not nil, receives every pass's outcome (tests).
+	Passed chan<- checkpointPass
+	// Ticks, if not nil, replaces the interval's ticker: a pass runs on
+	// each value received (tests).
+	Ticks <-chan time.Time
+}
+
+// checkpointPass is what one pass of the checkpointer did.
+type checkpointPass struct {
+	// WALFrames is the WAL's size in frames after the PASSIVE checkpoint,
+	// CheckpointedFrames how many of them are in the database file.
+	WALFrames, CheckpointedFrames int64
+	// Truncated is set when the pass also ran a TRUNCATE checkpoint.
+	Truncated bool
+	Err       error
+}
+
+// checkpointer copies the WAL into the database file in the background.
+type checkpointer struct {
+	// passive has its own connection, so that a PASSIVE checkpoint runs
+	// while the writer commits batches.
+	passive *sql.DB
+	// writer is the writer pool: the TRUNCATE fallback queues for it like
+	// a batch, so it never competes with a batch for the write lock.
+	writer *sql.DB
+	config checkpointConfig
+	stop   context.CancelFunc
+	done   chan struct{}
+}
+
+func startCheckpointer(passive, writer *sql.DB, config checkpointConfig) *checkpointer {
+	if config.Interval <= 0 {
+		config.Interval = checkpointIntervalDefault
+	}
+	if config.WALFramesTruncate <= 0 {
+		config.WALFramesTruncate = walFramesTruncateDefault
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	c := &checkpointer{passive: passive, writer: writer, config: config, stop: stop, done: make(chan struct{})}
+	go c.run(ctx)
+	return c
+}
+
+// Close stops the checkpointer and waits for its pass to end.
+func (c *checkpointer) Close() {
+	c.stop()
+	<-c.done
+}
+
+func (c *checkpointer) run(ctx context.Context) {
+	defer close(c.done)
+	ticks := c.config.Ticks
+	if ticks == nil {
+		ticker := time.NewTicker(c.config.Interval)
+		defer ticker.Stop()
+		ticks = ticker.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+		}
+		pass := c.pass(ctx)
+		if pass.Err != nil && ctx.Err() == nil {
+			slog.Warn("sqlite wal checkpoint", "err", pass.Err, "wal_frames", pass.WALFrames)
+		}
+		if c.config.Passed != nil {
+			select {
+			case c.config.Passed <- pass:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// pass runs one PASSIVE checkpoint, and a TRUNCATE one when the WAL is past
+// its bound. An error is reported and the next pass tries again.
+func (c *checkpointer) pass(ctx context.Context) checkpointPass {
+	ctx, cancel := context.WithTimeout(ctx, checkpointTimeout)
+	defer cancel()
+	var pass checkpointPass
+	var busy int64
+	err := c.passive.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &pass.WALFrames, &pass.CheckpointedFrames)
+	if err != nil {
+		pass.Err = fmt.Errorf("passive checkpoint: %w", interpretError(err))
+		return pass
+	}
+	if pass.WALFrames <= c.config.WALFramesTruncate {
+		return pass
+	}
+	// TRUNCATE waits (busy_timeout) for readers on old snapshots, copies
+	// what is left and empties the WAL file; on the writer connection it
+	// holds up batches for that long, which is the price of the bound.
+	pass.Truncated = true
+	if err := c.writer.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &pass.WALFrames, &pass.CheckpointedFrames); err != nil {
+		pass.Err = fmt.Errorf("truncate checkpoint: %w", interpretError(err))
+		return pass
+	}
+	if busy != 0 {
+		pass.Err = fmt.Errorf("truncate checkpoint: busy, wal holds %d frames", pass.WALFrames)
+	}
+	return pass
+}
