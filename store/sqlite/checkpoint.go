@@ -28,20 +28,30 @@ const (
 	checkpointIntervalDefault = 200 * time.Millisecond
 	// checkpointTimeout bounds one pass.
 	checkpointTimeout = 30 * time.Second
-	// walFramesTruncateDefault is the WAL size, in frames (pages), past which
-	// a pass also truncates the WAL. A PASSIVE checkpoint never waits, so it
-	// cannot copy frames a reader's snapshot still needs, and the writer only
-	// starts the WAL over once every frame was copied: under long reads the
-	// WAL grows. 16,384 frames of 4 KiB are 64 MiB.
-	walFramesTruncateDefault = 16384
+	// walFramesResetDefault is the WAL size, in frames (pages), past which a
+	// pass finishes its checkpoint on the writer connection. The writer
+	// starts the WAL over only once every frame is in the database file,
+	// which a checkpoint beside a busy writer never achieves: frames are
+	// appended while it copies. Between batches, after the background pass
+	// copied most of them, what is left is little; still it holds up the
+	// batches, so it should be rare. 16,384 frames of 4 KiB are 64 MiB.
+	walFramesResetDefault = 16384
+	// walFramesTruncateDefault is the WAL size past which a pass truncates
+	// the WAL, waiting (busy_timeout) for readers: a reader's old snapshot
+	// keeps its frames from being copied and the WAL from starting over.
+	// 65,536 frames of 4 KiB are 256 MiB.
+	walFramesTruncateDefault = 65536
 )
 
 // checkpointConfig configures the checkpointer; zero fields take defaults.
 type checkpointConfig struct {
 	// Interval between passes. Defaults to 200 milliseconds.
 	Interval time.Duration
+	// WALFramesReset is the WAL size, in frames, above which a pass runs a
+	// PASSIVE checkpoint on the writer connection too. Defaults to 16,384.
+	WALFramesReset int64
 	// WALFramesTruncate is the WAL size, in frames, above which a pass runs
-	// a TRUNCATE checkpoint. Defaults to 16,384.
+	// a TRUNCATE checkpoint on the writer connection. Defaults to 65,536.
 	WALFramesTruncate int64
 	// Passed, if not nil, receives every pass's outcome (tests).
 	Passed chan<- checkpointPass
@@ -55,9 +65,10 @@ type checkpointPass struct {
 	// WALFrames is the WAL's size in frames after the PASSIVE checkpoint,
 	// CheckpointedFrames how many of them are in the database file.
 	WALFrames, CheckpointedFrames int64
-	// Truncated is set when the pass also ran a TRUNCATE checkpoint.
-	Truncated bool
-	Err       error
+	// OnWriter is set when the pass also ran a PASSIVE checkpoint on the
+	// writer connection, Truncated when it ran a TRUNCATE one there.
+	OnWriter, Truncated bool
+	Err                 error
 }
 
 // checkpointer copies the WAL into the database file in the background.
@@ -65,8 +76,8 @@ type checkpointer struct {
 	// passive has its own connection, so that a PASSIVE checkpoint runs
 	// while the writer commits batches.
 	passive *sql.DB
-	// writer is the writer pool: the TRUNCATE fallback queues for it like
-	// a batch, so it never competes with a batch for the write lock.
+	// writer is the writer pool: the checkpoints that must see no writer
+	// queue for it like a batch, between batches.
 	writer *sql.DB
 	config checkpointConfig
 	stop   context.CancelFunc
@@ -76,6 +87,9 @@ type checkpointer struct {
 func startCheckpointer(passive, writer *sql.DB, config checkpointConfig) *checkpointer {
 	if config.Interval <= 0 {
 		config.Interval = checkpointIntervalDefault
+	}
+	if config.WALFramesReset <= 0 {
+		config.WALFramesReset = walFramesResetDefault
 	}
 	if config.WALFramesTruncate <= 0 {
 		config.WALFramesTruncate = walFramesTruncateDefault
@@ -120,8 +134,9 @@ func (c *checkpointer) run(ctx context.Context) {
 	}
 }
 
-// pass runs one PASSIVE checkpoint, and a TRUNCATE one when the WAL is past
-// its bound. An error is reported and the next pass tries again.
+// pass runs one PASSIVE checkpoint beside the writer and, past the WAL's
+// bounds, one on the writer connection. An error is reported and the next
+// pass tries again.
 func (c *checkpointer) pass(ctx context.Context) checkpointPass {
 	ctx, cancel := context.WithTimeout(ctx, checkpointTimeout)
 	defer cancel()
@@ -132,18 +147,25 @@ func (c *checkpointer) pass(ctx context.Context) checkpointPass {
 		pass.Err = fmt.Errorf("passive checkpoint: %w", interpretError(err))
 		return pass
 	}
-	if pass.WALFrames <= c.config.WALFramesTruncate {
+	var query string
+	switch {
+	case pass.WALFrames > c.config.WALFramesTruncate:
+		// TRUNCATE waits for readers on old snapshots, copies what is left
+		// and empties the WAL file, holding up batches meanwhile: the price
+		// of the bound.
+		pass.OnWriter, pass.Truncated = true, true
+		query = `PRAGMA wal_checkpoint(TRUNCATE)`
+	case pass.WALFrames > c.config.WALFramesReset:
+		pass.OnWriter = true
+		query = `PRAGMA wal_checkpoint(PASSIVE)`
+	default:
 		return pass
 	}
-	// TRUNCATE waits (busy_timeout) for readers on old snapshots, copies
-	// what is left and empties the WAL file; on the writer connection it
-	// holds up batches for that long, which is the price of the bound.
-	pass.Truncated = true
-	if err := c.writer.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &pass.WALFrames, &pass.CheckpointedFrames); err != nil {
-		pass.Err = fmt.Errorf("truncate checkpoint: %w", interpretError(err))
+	if err := c.writer.QueryRowContext(ctx, query).Scan(&busy, &pass.WALFrames, &pass.CheckpointedFrames); err != nil {
+		pass.Err = fmt.Errorf("checkpoint on the writer: %w", interpretError(err))
 		return pass
 	}
-	if busy != 0 {
+	if pass.Truncated && busy != 0 {
 		pass.Err = fmt.Errorf("truncate checkpoint: busy, wal holds %d frames", pass.WALFrames)
 	}
 	return pass

@@ -17,7 +17,12 @@ func TestCheckpointer(t *testing.T) {
 	ticks := make(chan time.Time)
 	passed := make(chan checkpointPass)
 	const framesPerCommit = 1500 // above SQLite's automatic checkpoint, 1,000 pages
-	s, err := open(ctx, path, checkpointConfig{WALFramesTruncate: 4 * framesPerCommit, Ticks: ticks, Passed: passed})
+	s, err := open(ctx, path, checkpointConfig{
+		WALFramesReset:    3*framesPerCommit - 1,
+		WALFramesTruncate: 4 * framesPerCommit,
+		Ticks:             ticks,
+		Passed:            passed,
+	})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -74,8 +79,8 @@ INSERT INTO checkpoint_fill SELECT randomblob(?) FROM n`, framesPerCommit, pageS
 		t.Fatalf("wal after two commits = %d bytes, want at least %d: a commit checkpointed", got, want)
 	}
 	first := pass()
-	if first.WALFrames < 2*framesPerCommit || first.CheckpointedFrames != first.WALFrames || first.Truncated {
-		t.Fatalf("first pass = %+v, want all of at least %d frames checkpointed, not truncated", first, 2*framesPerCommit)
+	if first.WALFrames < 2*framesPerCommit || first.CheckpointedFrames != first.WALFrames || first.OnWriter {
+		t.Fatalf("first pass = %+v, want all of at least %d frames checkpointed beside the writer", first, 2*framesPerCommit)
 	}
 
 	// With a pass between commits the writer starts the WAL over each time:
@@ -89,6 +94,15 @@ INSERT INTO checkpoint_fill SELECT randomblob(?) FROM n`, framesPerCommit, pageS
 	}
 	if got := walBytes(); got > walMax {
 		t.Fatalf("wal after ten commits with passes = %d bytes, want at most %d", got, walMax)
+	}
+
+	// Past WALFramesReset a pass checkpoints on the writer too (here with
+	// nothing left to copy, the writer being idle).
+	for range 3 {
+		commit()
+	}
+	if p := pass(); !p.OnWriter || p.Truncated || p.CheckpointedFrames != p.WALFrames {
+		t.Fatalf("pass over %d frames = %+v, want all checkpointed, on the writer, not truncated", 3*framesPerCommit, p)
 	}
 
 	// Past WALFramesTruncate a pass empties the WAL file.

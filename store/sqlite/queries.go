@@ -202,10 +202,6 @@ FROM idempotency_keys
 WHERE key IN (SELECT value FROM json_each(?))`
 )
 
-// rowsCTE names r the rows of the JSON array parameter, each parsed once
-// (MATERIALIZED: otherwise each v ->> n parses its row again).
-const rowsCTE = `WITH r AS MATERIALIZED (SELECT jsonb(value) AS v FROM json_each(?))`
-
 // Writes, inside the batch transaction.
 const (
 	// queryPositionsEnsure creates the missing positions among a JSON array
@@ -221,87 +217,99 @@ WHERE EXISTS (SELECT 1 FROM skus WHERE id = k.value ->> 'sku')
   AND (k.value ->> 'pool' = 'normal'
     OR EXISTS (SELECT 1 FROM documents WHERE kind = 'pool' AND id = k.value ->> 'pool'))`
 
-	// The statements of Write below take their rows as one JSON array of
-	// arrays (jsonRows in write.go) and write them all in one statement: the
-	// rows are parsed once into the CTE r, and each column is picked by its
-	// index in the row. Strings arrive as TEXT and integers as INTEGER, as
-	// the STRICT columns want; bytes for a BLOB column arrive hex-encoded.
+	queryIdempotencyInsert = `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES (?, ?, ?, ?)`
+)
 
-	querySKUInsert = rowsCTE + `
-INSERT INTO skus (id, name, unit, deduction, approval_threshold, bundle, created_at)
-SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4, v ->> 5, v ->> 6 FROM r`
-
-	querySKUUpdate = rowsCTE + `
-UPDATE skus SET name = r.v ->> 0, unit = r.v ->> 1, deduction = r.v ->> 2, approval_threshold = r.v ->> 3
-FROM r WHERE skus.id = r.v ->> 4`
-
-	queryLocationInsert = rowsCTE + `
-INSERT INTO locations (id, name, priority, inactive, created_at)
-SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4 FROM r`
-
-	queryLocationUpdate = rowsCTE + `
-UPDATE locations SET name = r.v ->> 0, priority = r.v ->> 1, inactive = r.v ->> 2
-FROM r WHERE locations.id = r.v ->> 3`
-
-	// queryPositionInsert is a plain INSERT: a position the batch believed
+// The statements of Write (write.go): each writes many rows, one VALUES row
+// of parameters per row. An UPDATE joins its VALUES rows, whose columns
+// SQLite names column1, column2 and so on, by primary key.
+var (
+	writeSKUInsert = rowsStatement{
+		head: `INSERT INTO skus (id, name, unit, deduction, approval_threshold, bundle, created_at) VALUES `,
+		row:  `(?, ?, ?, ?, ?, ?, ?)`,
+	}
+	writeSKUUpdate = rowsStatement{
+		head: `UPDATE skus SET name = v.column1, unit = v.column2, deduction = v.column3, approval_threshold = v.column4 FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE skus.id = v.column5`,
+	}
+	writeLocationInsert = rowsStatement{
+		head: `INSERT INTO locations (id, name, priority, inactive, created_at) VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+	}
+	writeLocationUpdate = rowsStatement{
+		head: `UPDATE locations SET name = v.column1, priority = v.column2, inactive = v.column3 FROM (VALUES `,
+		row:  `(?, ?, ?, ?)`,
+		tail: `) AS v WHERE locations.id = v.column4`,
+	}
+	// writePositionInsert is a plain INSERT: a position the batch believed
 	// new but that exists means another writer got there first.
-	queryPositionInsert = rowsCTE + `
-INSERT INTO positions (sku, location, pool) SELECT v ->> 0, v ->> 1, v ->> 2 FROM r`
-
-	queryPositionUpdate = rowsCTE + `
-UPDATE positions SET on_hand = r.v ->> 0, reserved = r.v ->> 1, committed = r.v ->> 2,
-    quarantined = r.v ->> 3, in_transit = r.v ->> 4, incoming = r.v ->> 5
-FROM r
-WHERE positions.sku = r.v ->> 6 AND positions.location = r.v ->> 7 AND positions.pool = r.v ->> 8`
-
-	queryReservationInsert = rowsCTE + `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)
-SELECT v ->> 0, NULLIF(v ->> 1, ''), v ->> 2, v ->> 3, v ->> 4, v ->> 5, v ->> 6, v ->> 7, v ->> 8, v ->> 9 FROM r`
-
-	queryReferenceInsert = rowsCTE + `
-INSERT INTO business_references (business_type, reference, sku, business_id, created_at)
-SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4 FROM r`
-
-	queryReservationUpdate = rowsCTE + `
-UPDATE reservations SET status = r.v ->> 0, updated_at = r.v ->> 1, release_reason = r.v ->> 2,
-    lines = r.v ->> 3, expires_at = r.v ->> 4
-FROM r WHERE reservations.id = r.v ->> 5`
-
-	// queryLedgerInsert inserts in the order of the array (ORDER BY i):
-	// seq, and so each position's chain of after-counters, follows it.
-	queryLedgerInsert = `
-WITH r AS MATERIALIZED (SELECT key AS i, jsonb(value) AS v FROM json_each(?))
+	writePositionInsert = rowsStatement{
+		head: `INSERT INTO positions (sku, location, pool) VALUES `,
+		row:  `(?, ?, ?)`,
+	}
+	writePositionUpdate = rowsStatement{
+		head: `
+UPDATE positions SET on_hand = v.column1, reserved = v.column2, committed = v.column3,
+    quarantined = v.column4, in_transit = v.column5, incoming = v.column6
+FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE positions.sku = v.column7 AND positions.location = v.column8 AND positions.pool = v.column9`,
+	}
+	writeReservationInsert = rowsStatement{
+		head: `INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id) VALUES `,
+		row:  `(?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?)`,
+	}
+	writeReservationUpdate = rowsStatement{
+		head: `
+UPDATE reservations SET status = v.column1, updated_at = v.column2, release_reason = v.column3,
+    lines = v.column4, expires_at = v.column5
+FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE reservations.id = v.column6`,
+	}
+	writeReferenceInsert = rowsStatement{
+		head: `INSERT INTO business_references (business_type, reference, sku, business_id, created_at) VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+	}
+	writeDocumentInsert = rowsStatement{
+		head: `INSERT INTO documents (kind, id, version, body, created_at, updated_at) VALUES `,
+		row:  `(?, ?, 1, ?, ?, ?)`,
+	}
+	// writeDocumentUpdate writes the next version; the version guard
+	// asserts that nothing else wrote the document meanwhile.
+	writeDocumentUpdate = rowsStatement{
+		head: `UPDATE documents SET version = v.column1, body = v.column2, updated_at = v.column3 FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE documents.kind = v.column4 AND documents.id = v.column5 AND documents.version = v.column1 - 1`,
+	}
+	// writeLedgerInsert inserts its rows in the order given, so seq, and
+	// with it each position's chain of after-counters, follows the batch.
+	writeLedgerInsert = rowsStatement{
+		head: `
 INSERT INTO ledger (
     business_type, business_id, sku, location, pool,
     d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
     on_hand, reserved, committed, quarantined, in_transit, incoming,
     reservation_id, actor, reason, approver, reference, created_at
+) VALUES `,
+		row: `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	}
+	writeIdempotencyInsert = rowsStatement{
+		head: `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES `,
+		row:  `(?, ?, ?, ?)`,
+	}
+
+	// writeRowsStatements lists the statements above, for writeStatements.
+	writeRowsStatements = []*rowsStatement{
+		&writeSKUInsert, &writeSKUUpdate, &writeLocationInsert, &writeLocationUpdate,
+		&writePositionInsert, &writePositionUpdate, &writeReservationInsert, &writeReservationUpdate,
+		&writeReferenceInsert, &writeDocumentInsert, &writeDocumentUpdate, &writeLedgerInsert,
+		&writeIdempotencyInsert,
+	}
 )
-SELECT v ->> 0, v ->> 1, v ->> 2, v ->> 3, v ->> 4,
-    v ->> 5, v ->> 6, v ->> 7, v ->> 8, v ->> 9, v ->> 10,
-    v ->> 11, v ->> 12, v ->> 13, v ->> 14, v ->> 15, v ->> 16,
-    v ->> 17, v ->> 18, v ->> 19, v ->> 20, v ->> 21, v ->> 22
-FROM r ORDER BY i`
 
-	queryDocumentInsert = rowsCTE + `
-INSERT INTO documents (kind, id, version, body, created_at, updated_at)
-SELECT v ->> 0, v ->> 1, 1, v ->> 2, v ->> 3, v ->> 4 FROM r`
-
-	// queryDocumentUpdate writes the next version; the version guard
-	// asserts that nothing else wrote the document meanwhile.
-	queryDocumentUpdate = rowsCTE + `
-UPDATE documents SET version = r.v ->> 0, body = r.v ->> 1, updated_at = r.v ->> 2
-FROM r
-WHERE documents.kind = r.v ->> 3 AND documents.id = r.v ->> 4 AND documents.version = (r.v ->> 0) - 1`
-
-	// queryIdempotencyInsertRows takes the answer hex-encoded: the result
-	// column is a BLOB.
-	queryIdempotencyInsertRows = rowsCTE + `
-INSERT INTO idempotency_keys (key, request_hash, result, created_at)
-SELECT v ->> 0, v ->> 1, unhex(v ->> 2), v ->> 3 FROM r`
-
-	// queryIdempotencyInsert writes one answer outside a batch (webhooks.go).
-	queryIdempotencyInsert = `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES (?, ?, ?, ?)`
+const (
 
 	// queryIdempotencyPruneClaim reads the oldest unpruned answers created
 	// before ?, at most ?, through the partial index of migration 0017.

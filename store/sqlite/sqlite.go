@@ -6,7 +6,9 @@
 // IMMEDIATE: SQLite allows one writer at a time anyway, and holding the write
 // lock from the first read of a batch to its commit makes the batch's reads
 // its locks. Reads that decide nothing (the HTTP GETs, the audit) run on a
-// separate read-only pool beside the writer, which WAL allows.
+// separate read-only pool beside the writer, which WAL allows. A background
+// checkpointer (checkpoint.go) copies the WAL into the database file, so
+// that no commit does.
 package sqlite
 
 import (
@@ -47,6 +49,8 @@ type Store struct {
 	// checkpoints is the connection of the checkpointer's PASSIVE passes.
 	checkpoints  *sql.DB
 	checkpointer *checkpointer
+	// statements are Write's statements, prepared on the writer.
+	statements *writeStatements
 	// relays are the relay leases held in this process (relay.go).
 	relays relayLeases
 }
@@ -139,6 +143,7 @@ func open(ctx context.Context, path string, checkpoints checkpointConfig) (*Stor
 		reader:       reader,
 		checkpoints:  checkpointPool,
 		checkpointer: startCheckpointer(checkpointPool, writer, checkpoints),
+		statements:   newWriteStatements(writer),
 	}, nil
 }
 
@@ -163,6 +168,11 @@ func writerParams() url.Values {
 	// The checkpointer (checkpoint.go) copies the WAL into the database
 	// file, so that no commit does.
 	v.Add("_pragma", "wal_autocheckpoint(0)")
+	// A statement of Write changes many rows, so SQLite keeps a statement
+	// journal to undo it alone; past 64 KiB it spills to a temporary file,
+	// a pwrite per page. In memory it is bounded by one statement's pages
+	// (statementRowsMax rows).
+	v.Add("_pragma", "temp_store(MEMORY)")
 	return v
 }
 
@@ -194,15 +204,19 @@ func openPool(ctx context.Context, path string, params url.Values, connectionsMa
 // close checkpoints the WAL into the database file and removes it.
 func (s *Store) Close() error {
 	s.checkpointer.Close()
-	return errors.Join(s.reader.Close(), s.checkpoints.Close(), s.writer.Close())
+	return errors.Join(s.statements.Close(), s.reader.Close(), s.checkpoints.Close(), s.writer.Close())
 }
 
 // Begin starts the transaction of one batch on the writer connection,
 // waiting for the batch before it to finish.
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	// The error is not the batch's: before Migrate has created the tables
+	// the statements cannot be prepared, and the batch prepares its own
+	// (writeStatements.get).
+	_ = s.statements.prepareAll(ctx)
 	sqlTx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin immediate: %w", interpretError(err))
 	}
-	return &tx{sqlTx: sqlTx}, nil
+	return &tx{sqlTx: sqlTx, statements: s.statements}, nil
 }

@@ -2,29 +2,31 @@ package sqlite
 
 import (
 	"context"
-	"encoding/hex"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"time"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/stockd/stockd"
 )
 
-// statementRowsMax bounds the rows one statement of Write carries: a
-// batch of stockd.BatchSizeMax commands may write several thousand ledger
-// rows, and the JSON text of 1,024 of them is about 250 KB.
-const statementRowsMax = 1024
+// statementRowsMax bounds the rows one statement of Write carries (its
+// parameters are rows × columns, under SQLite's 32,766). Rows are written in
+// statements of statementRowsMax, 16, 4 and 1 rows, so a table's rows take
+// at most rows/statementRowsMax + 9 statements, and each statement text is
+// one of four per table, prepared once per writer connection.
+const statementRowsMax = 64
 
 // Write applies a batch's writes in the order foreign keys need: new SKUs
 // and locations and their changes, new positions, then counters,
 // reservations, documents, ledger entries and idempotency records.
 //
-// Each step writes all its rows with one statement (per statementRowsMax
-// rows), the rows passed as one JSON array: a statement per row cost about
-// as much in database/sql and the VDBE's per-statement work as the B-tree
-// writes it made.
+// Each step writes its rows through multi-row statements (execRows): a
+// statement per row spent as much in database/sql and in starting and
+// ending the statement as in the B-tree writes it made.
 func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 	freeing, holding, created := w.ReservationsUpdatedSplit()
 	var docsNew, docsChanged []stockd.Document
@@ -36,285 +38,241 @@ func (t *tx) Write(ctx context.Context, w *stockd.BatchWrites) error {
 		}
 	}
 	steps := []struct {
-		what   string
-		query  string
-		rows   int
-		encode func(i int, row *jsonRow) error
+		what      string
+		statement *rowsStatement
+		rows      int
+		args      func(i int, values []any) ([]any, error)
 	}{
-		{"insert skus", querySKUInsert, len(w.SKUs), func(i int, row *jsonRow) error {
+		{"insert skus", &writeSKUInsert, len(w.SKUs), func(i int, values []any) ([]any, error) {
 			s := &w.SKUs[i]
-			row.text(s.ID)
-			row.text(s.Name)
-			row.text(s.Unit)
-			row.text(s.Deduction)
-			row.integer(s.ApprovalThreshold)
-			row.flag(s.Bundle)
-			row.time(s.CreatedAt)
-			return nil
+			return append(values, s.ID, s.Name, s.Unit, s.Deduction, s.ApprovalThreshold, s.Bundle, unixMicros(s.CreatedAt)), nil
 		}},
-		{"update skus", querySKUUpdate, len(w.SKUsUpdated), func(i int, row *jsonRow) error {
+		{"update skus", &writeSKUUpdate, len(w.SKUsUpdated), func(i int, values []any) ([]any, error) {
 			s := &w.SKUsUpdated[i]
-			row.text(s.Name)
-			row.text(s.Unit)
-			row.text(s.Deduction)
-			row.integer(s.ApprovalThreshold)
-			row.text(s.ID)
-			return nil
+			return append(values, s.Name, s.Unit, s.Deduction, s.ApprovalThreshold, s.ID), nil
 		}},
-		{"insert locations", queryLocationInsert, len(w.Locations), func(i int, row *jsonRow) error {
+		{"insert locations", &writeLocationInsert, len(w.Locations), func(i int, values []any) ([]any, error) {
 			l := &w.Locations[i]
-			row.text(l.ID)
-			row.text(l.Name)
-			row.integer(int64(l.Priority))
-			row.flag(l.Inactive)
-			row.time(l.CreatedAt)
-			return nil
+			return append(values, l.ID, l.Name, l.Priority, l.Inactive, unixMicros(l.CreatedAt)), nil
 		}},
-		{"update locations", queryLocationUpdate, len(w.LocationsUpdated), func(i int, row *jsonRow) error {
+		{"update locations", &writeLocationUpdate, len(w.LocationsUpdated), func(i int, values []any) ([]any, error) {
 			l := &w.LocationsUpdated[i]
-			row.text(l.Name)
-			row.integer(int64(l.Priority))
-			row.flag(l.Inactive)
-			row.text(l.ID)
-			return nil
+			return append(values, l.Name, l.Priority, l.Inactive, l.ID), nil
 		}},
-		{"insert positions", queryPositionInsert, len(w.NewPositions), func(i int, row *jsonRow) error {
-			row.positionKey(w.NewPositions[i].PositionKey)
-			return nil
+		{"insert positions", &writePositionInsert, len(w.NewPositions), func(i int, values []any) ([]any, error) {
+			k := &w.NewPositions[i].PositionKey
+			return append(values, k.SKU, k.Location, k.Pool), nil
 		}},
-		{"update positions", queryPositionUpdate, len(w.Positions), func(i int, row *jsonRow) error {
+		{"update positions", &writePositionUpdate, len(w.Positions), func(i int, values []any) ([]any, error) {
 			p := &w.Positions[i]
-			row.counters(p.Counters)
-			row.positionKey(p.PositionKey)
-			return nil
+			return append(values, p.OnHand, p.Reserved, p.Committed, p.Quarantined, p.InTransit, p.Incoming, p.SKU, p.Location, p.Pool), nil
 		}},
 		// Rows that existed are updated before new ones are inserted, so
 		// that a reservation released in the batch frees its order for one
 		// created after it (the unique index reservations_order_id); and
-		// those that free their order id first, in a statement of their
-		// own, so that one that takes an order id back finds it free.
-		{"update reservations freeing their order", queryReservationUpdate, len(freeing), func(i int, row *jsonRow) error {
-			return row.reservationUpdate(&freeing[i])
+		// those that free their order id first, in statements of their own,
+		// so that one that takes an order id back finds it free.
+		{"update reservations freeing their order", &writeReservationUpdate, len(freeing), func(i int, values []any) ([]any, error) {
+			return reservationUpdateArgs(values, &freeing[i])
 		}},
-		{"update reservations", queryReservationUpdate, len(holding), func(i int, row *jsonRow) error {
-			return row.reservationUpdate(&holding[i])
+		{"update reservations", &writeReservationUpdate, len(holding), func(i int, values []any) ([]any, error) {
+			return reservationUpdateArgs(values, &holding[i])
 		}},
-		{"insert reservations", queryReservationInsert, len(w.ReservationsNew), func(i int, row *jsonRow) error {
+		{"insert reservations", &writeReservationInsert, len(w.ReservationsNew), func(i int, values []any) ([]any, error) {
 			r := &w.ReservationsNew[i]
 			lines, err := json.Marshal(r.Lines)
 			if err != nil {
-				return fmt.Errorf("encode lines of reservation %q: %w", r.ID, err)
+				return nil, fmt.Errorf("encode lines of reservation %q: %w", r.ID, err)
 			}
-			row.text(r.ID)
-			row.text(r.Key)
-			row.text(string(r.Status))
-			row.text(string(lines))
-			row.time(r.ExpiresAt)
-			row.time(r.CreatedAt)
-			row.time(r.UpdatedAt)
-			row.text(r.ReleaseReason)
-			row.text(r.CustomerID)
-			row.text(r.OrderID)
-			return nil
+			// lines is bound as a string: a []byte would be a BLOB, which
+			// the STRICT TEXT column refuses.
+			return append(values, r.ID, r.Key, string(r.Status), string(lines),
+				unixMicros(r.ExpiresAt), unixMicros(r.CreatedAt), unixMicros(r.UpdatedAt), r.ReleaseReason, r.CustomerID, r.OrderID), nil
 		}},
-		{"update new reservations", queryReservationUpdate, len(created), func(i int, row *jsonRow) error {
-			return row.reservationUpdate(&created[i])
+		{"update new reservations", &writeReservationUpdate, len(created), func(i int, values []any) ([]any, error) {
+			return reservationUpdateArgs(values, &created[i])
 		}},
-		{"insert references", queryReferenceInsert, len(w.References), func(i int, row *jsonRow) error {
+		{"insert references", &writeReferenceInsert, len(w.References), func(i int, values []any) ([]any, error) {
 			r := &w.References[i]
-			row.text(r.BusinessType)
-			row.text(r.Reference)
-			row.text(r.SKU)
-			row.text(r.BusinessID)
-			row.time(r.CreatedAt)
-			return nil
+			return append(values, r.BusinessType, r.Reference, r.SKU, r.BusinessID, unixMicros(r.CreatedAt)), nil
 		}},
-		{"insert documents", queryDocumentInsert, len(docsNew), func(i int, row *jsonRow) error {
+		{"insert documents", &writeDocumentInsert, len(docsNew), func(i int, values []any) ([]any, error) {
 			d := &docsNew[i]
-			row.text(d.Kind)
-			row.text(d.ID)
-			row.text(string(d.Body))
-			row.time(d.CreatedAt)
-			row.time(d.UpdatedAt)
-			return nil
+			return append(values, d.Kind, d.ID, string(d.Body), unixMicros(d.CreatedAt), unixMicros(d.UpdatedAt)), nil
 		}},
-		{"update documents", queryDocumentUpdate, len(docsChanged), func(i int, row *jsonRow) error {
+		{"update documents", &writeDocumentUpdate, len(docsChanged), func(i int, values []any) ([]any, error) {
 			d := &docsChanged[i]
-			row.integer(d.Version)
-			row.text(string(d.Body))
-			row.time(d.UpdatedAt)
-			row.text(d.Kind)
-			row.text(d.ID)
-			return nil
+			return append(values, d.Version, string(d.Body), unixMicros(d.UpdatedAt), d.Kind, d.ID), nil
 		}},
-		{"insert ledger entries", queryLedgerInsert, len(w.Ledger), func(i int, row *jsonRow) error {
+		{"insert ledger entries", &writeLedgerInsert, len(w.Ledger), func(i int, values []any) ([]any, error) {
 			e := &w.Ledger[i]
-			row.text(e.BusinessType)
-			row.text(e.BusinessID)
-			row.positionKey(e.Position)
-			row.counters(e.Delta)
-			row.counters(e.After)
-			row.text(e.ReservationID)
-			row.text(e.Actor)
-			row.text(e.Reason)
-			row.text(e.Approver)
-			row.text(e.Reference)
-			row.time(e.CreatedAt)
-			return nil
+			return append(values, e.BusinessType, e.BusinessID, e.Position.SKU, e.Position.Location, e.Position.Pool,
+				e.Delta.OnHand, e.Delta.Reserved, e.Delta.Committed, e.Delta.Quarantined, e.Delta.InTransit, e.Delta.Incoming,
+				e.After.OnHand, e.After.Reserved, e.After.Committed, e.After.Quarantined, e.After.InTransit, e.After.Incoming,
+				e.ReservationID, e.Actor, e.Reason, e.Approver, e.Reference, unixMicros(e.CreatedAt)), nil
 		}},
-		{"insert idempotency records", queryIdempotencyInsertRows, len(w.Idempotency), func(i int, row *jsonRow) error {
+		{"insert idempotency records", &writeIdempotencyInsert, len(w.Idempotency), func(i int, values []any) ([]any, error) {
 			r := &w.Idempotency[i]
-			row.text(r.Key)
-			row.text(r.RequestHash)
-			row.hex(r.Result)
-			row.time(r.CreatedAt)
-			return nil
+			return append(values, r.Key, r.RequestHash, r.Result, unixMicros(r.CreatedAt)), nil
 		}},
 	}
-	var buf []byte
+	var values []any
 	for _, step := range steps {
 		var err error
-		if buf, err = t.execRows(ctx, buf, step.query, step.rows, step.encode); err != nil {
+		if values, err = t.execRows(ctx, values, step.statement, step.rows, step.args); err != nil {
 			return fmt.Errorf("%s: %w", step.what, err)
 		}
 	}
 	return t.writeExceptions(ctx, w.Exceptions, w.ExceptionsUpdated)
 }
 
-// execRows executes query, which writes the rows of a JSON array, for rows
-// rows encoded by encode, statementRowsMax at a time. Each row must change
-// exactly one row: every statement of Write inserts or updates by primary
-// key, so any other count is a bug (an update of a row that vanished, the
-// same key twice) and fails the batch. buf is scratch space, returned for
-// the next call.
-func (t *tx) execRows(ctx context.Context, buf []byte, query string, rows int, encode func(i int, row *jsonRow) error) ([]byte, error) {
-	for first := 0; first < rows; first += statementRowsMax {
-		end := min(first+statementRowsMax, rows)
-		buf = append(buf[:0], '[')
-		for i := first; i < end; i++ {
-			if i > first {
-				buf = append(buf, ',')
-			}
-			row := jsonRow{b: append(buf, '[')}
-			if err := encode(i, &row); err != nil {
-				return buf, err
-			}
-			buf = append(row.b, ']')
+func reservationUpdateArgs(values []any, r *stockd.Reservation) ([]any, error) {
+	lines, err := json.Marshal(r.Lines)
+	if err != nil {
+		return nil, fmt.Errorf("encode lines of reservation %q: %w", r.ID, err)
+	}
+	return append(values, string(r.Status), unixMicros(r.UpdatedAt), r.ReleaseReason, string(lines), unixMicros(r.ExpiresAt), r.ID), nil
+}
+
+// statementRows is how many rows the next statement of execRows carries
+// when rows are left: the largest of statementRowsMax, 16, 4 and 1 that fits.
+func statementRows(left int) int {
+	for _, rows := range [...]int{statementRowsMax, 16, 4} {
+		if left >= rows {
+			return rows
 		}
-		buf = append(buf, ']')
-		// Bound as a string: json_each reads TEXT.
-		result, err := t.sqlTx.ExecContext(ctx, query, string(buf))
+	}
+	return 1
+}
+
+// execRows writes rows rows through statement, the arguments of row i
+// appended by args, as few statements as statementRows allows. Each row
+// must change exactly one row: every statement of Write inserts or updates
+// by primary key, so any other count is a bug (an update of a row that
+// vanished, the same key twice) and fails the batch. values is scratch
+// space, returned for the next call.
+func (t *tx) execRows(ctx context.Context, values []any, statement *rowsStatement, rows int, args func(i int, values []any) ([]any, error)) ([]any, error) {
+	for first := 0; first < rows; {
+		n := statementRows(rows - first)
+		stmt, err := t.statements.get(ctx, t.sqlTx, statement, n)
 		if err != nil {
-			return buf, fmt.Errorf("rows %d to %d: %w", first, end-1, interpretError(err))
+			return values, err
+		}
+		values = values[:0]
+		for i := first; i < first+n; i++ {
+			if values, err = args(i, values); err != nil {
+				return values, err
+			}
+		}
+		result, err := stmt.ExecContext(ctx, values...)
+		if err != nil {
+			return values, fmt.Errorf("rows %d to %d: %w", first, first+n-1, interpretError(err))
 		}
 		changed, err := result.RowsAffected()
 		if err != nil {
-			return buf, fmt.Errorf("rows %d to %d: rows affected: %w", first, end-1, err)
+			return values, fmt.Errorf("rows %d to %d: rows affected: %w", first, first+n-1, err)
 		}
-		if want := int64(end - first); changed != want {
-			return buf, fmt.Errorf("rows %d to %d: changed %d rows, want %d", first, end-1, changed, want)
+		if changed != int64(n) {
+			return values, fmt.Errorf("rows %d to %d: changed %d rows, want %d", first, first+n-1, changed, n)
+		}
+		first += n
+	}
+	return values, nil
+}
+
+// rowsStatement is a statement that writes many rows: head, then row once
+// per row, comma-separated, then tail. Its text depends on the row count
+// only, never on input.
+type rowsStatement struct {
+	head, row, tail string
+}
+
+func (s *rowsStatement) text(rows int) string {
+	return s.head + s.row + strings.Repeat(", "+s.row, rows-1) + s.tail
+}
+
+// writeStatements holds Write's statements, prepared on the writer pool
+// (one connection) once and kept until Close: a 64-row statement takes
+// about as long to prepare as to run. They are prepared before a batch
+// begins, since the batch holds the one connection; before Migrate has
+// created the tables they cannot be, and each batch prepares its own.
+type writeStatements struct {
+	writer *sql.DB
+	// preparing serialises prepareAll. A batch never takes it: prepareAll
+	// waits for the writer connection, which a batch holds.
+	preparing sync.Mutex
+	// prepared has one entry per statement of writeRowsStatements and row
+	// count of statementRows once prepareAll succeeded; nil before.
+	prepared atomic.Pointer[map[writeStatementKey]*sql.Stmt]
+}
+
+type writeStatementKey struct {
+	statement *rowsStatement
+	rows      int
+}
+
+func newWriteStatements(writer *sql.DB) *writeStatements {
+	return &writeStatements{writer: writer}
+}
+
+// prepareAll prepares every statement unless done already. It must be
+// called outside any batch, since it needs the writer connection.
+func (w *writeStatements) prepareAll(ctx context.Context) error {
+	if w.prepared.Load() != nil {
+		return nil
+	}
+	w.preparing.Lock()
+	defer w.preparing.Unlock()
+	if w.prepared.Load() != nil {
+		return nil
+	}
+	prepared := make(map[writeStatementKey]*sql.Stmt)
+	for _, statement := range writeRowsStatements {
+		for _, rows := range [...]int{statementRowsMax, 16, 4, 1} {
+			stmt, err := w.writer.PrepareContext(ctx, statement.text(rows))
+			if err != nil {
+				err = fmt.Errorf("prepare %d-row statement: %w", rows, interpretError(err))
+				for _, s := range prepared {
+					err = errors.Join(err, s.Close())
+				}
+				return err
+			}
+			prepared[writeStatementKey{statement, rows}] = stmt
 		}
 	}
-	return buf, nil
-}
-
-// jsonRow appends one row of a statement's JSON array, value by value.
-type jsonRow struct {
-	b      []byte
-	values int
-}
-
-func (r *jsonRow) next() {
-	if r.values > 0 {
-		r.b = append(r.b, ',')
-	}
-	r.values++
-}
-
-func (r *jsonRow) text(s string) {
-	r.next()
-	r.b = appendJSONString(r.b, s)
-}
-
-func (r *jsonRow) integer(v int64) {
-	r.next()
-	r.b = strconv.AppendInt(r.b, v, 10)
-}
-
-// flag writes a bool as the 0 or 1 of the INTEGER columns that hold them.
-func (r *jsonRow) flag(v bool) {
-	if v {
-		r.integer(1)
-	} else {
-		r.integer(0)
-	}
-}
-
-// time writes unix microseconds, as every time column holds them.
-func (r *jsonRow) time(t time.Time) { r.integer(unixMicros(t)) }
-
-// hex writes bytes as a hex string, for unhex() into a BLOB column.
-func (r *jsonRow) hex(b []byte) {
-	r.next()
-	r.b = append(r.b, '"')
-	r.b = hex.AppendEncode(r.b, b)
-	r.b = append(r.b, '"')
-}
-
-func (r *jsonRow) positionKey(k stockd.PositionKey) {
-	r.text(k.SKU)
-	r.text(k.Location)
-	r.text(k.Pool)
-}
-
-func (r *jsonRow) counters(c stockd.Counters) {
-	r.integer(c.OnHand)
-	r.integer(c.Reserved)
-	r.integer(c.Committed)
-	r.integer(c.Quarantined)
-	r.integer(c.InTransit)
-	r.integer(c.Incoming)
-}
-
-func (r *jsonRow) reservationUpdate(res *stockd.Reservation) error {
-	lines, err := json.Marshal(res.Lines)
-	if err != nil {
-		return fmt.Errorf("encode lines of reservation %q: %w", res.ID, err)
-	}
-	r.text(string(res.Status))
-	r.time(res.UpdatedAt)
-	r.text(res.ReleaseReason)
-	r.text(string(lines))
-	r.time(res.ExpiresAt)
-	r.text(res.ID)
+	w.prepared.Store(&prepared)
 	return nil
 }
 
-// appendJSONString appends s as a JSON string whose value SQLite reads back
-// byte for byte: only the quote, the backslash and control characters are
-// escaped. Other bytes, invalid UTF-8 included, are copied as they are,
-// which SQLite's JSON parser keeps (encoding/json would replace invalid
-// UTF-8 with U+FFFD, and a per-row bind stored it unchanged).
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+// get returns statement for rows rows in sqlTx: the one prepareAll
+// prepared, or else one prepared now, which sqlTx's end closes.
+func (w *writeStatements) get(ctx context.Context, sqlTx *sql.Tx, statement *rowsStatement, rows int) (*sql.Stmt, error) {
+	if prepared := w.prepared.Load(); prepared != nil {
+		if stmt, ok := (*prepared)[writeStatementKey{statement, rows}]; ok {
+			return sqlTx.StmtContext(ctx, stmt), nil
 		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		start = i + 1
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	stmt, err := sqlTx.PrepareContext(ctx, statement.text(rows))
+	if err != nil {
+		return nil, fmt.Errorf("prepare %d-row statement: %w", rows, interpretError(err))
+	}
+	return stmt, nil
+}
+
+// Close closes the prepared statements; no batch may run during or after
+// it.
+func (w *writeStatements) Close() error {
+	w.preparing.Lock()
+	defer w.preparing.Unlock()
+	prepared := w.prepared.Swap(nil)
+	if prepared == nil {
+		return nil
+	}
+	var errs []error
+	for _, stmt := range *prepared {
+		errs = append(errs, stmt.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // execEachRow prepares query once and executes it for rows rows, each of

@@ -1,40 +1,42 @@
 package sqlite
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
-// TestAppendJSONString reads strings back through the JSON path of Write's
-// statements (rowsCTE, jsonb and ->>): they must come back byte for byte.
-func TestAppendJSONString(t *testing.T) {
-	s := newTestStore(t)
-	tests := []string{
-		"",
-		"plain",
-		`quote " and backslash \ and \" both`,
-		"controls \x00 \x01 \t \n \r \x1f end",
-		"unicode ü € 日本 😀",
-		"\u2028\u2029",
-		"invalid utf-8 \xff\xfe \xc3",
-		"looks like a number: 12",
-		`{"json": [1, 2]}`,
+func TestStatementRows(t *testing.T) {
+	tests := []struct {
+		rows int
+		want []int
+	}{
+		{rows: 1, want: []int{1}},
+		{rows: 3, want: []int{1, 1, 1}},
+		{rows: 4, want: []int{4}},
+		{rows: 21, want: []int{16, 4, 1}},
+		{rows: 64, want: []int{64}},
+		{rows: 150, want: []int{64, 64, 16, 4, 1, 1}},
 	}
-	for _, want := range tests {
-		row := jsonRow{b: []byte{'['}}
-		row.text(want)
-		row.integer(-42)
-		param := string(append(row.b, ']'))
-		var got, textType string
-		var number int64
-		err := s.writer.QueryRowContext(context.Background(),
-			rowsCTE+` SELECT v ->> 0, typeof(v ->> 0), v ->> 1 FROM r`, "["+param+"]").Scan(&got, &textType, &number)
-		if err != nil {
-			t.Errorf("read back %q: %v", want, err)
+	for _, tt := range tests {
+		var got []int
+		for left := tt.rows; left > 0; {
+			n := statementRows(left)
+			got = append(got, n)
+			left -= n
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("statementRows over %d rows = %v, want %v", tt.rows, got, tt.want)
 			continue
 		}
-		if got != want || textType != "text" || number != -42 {
-			t.Errorf("read back %q = %q (%s), %d; want %q (text), -42", param, got, textType, number, want)
+		for i := range got {
+			if got[i] != tt.want[i] {
+				t.Errorf("statementRows over %d rows = %v, want %v", tt.rows, got, tt.want)
+				break
+			}
 		}
+	}
+}
+
+func TestRowsStatementText(t *testing.T) {
+	s := rowsStatement{head: "INSERT INTO t (a, b) VALUES ", row: "(?, ?)", tail: " RETURNING a"}
+	if got, want := s.text(3), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?), (?, ?) RETURNING a"; got != want {
+		t.Errorf("text(3) = %q, want %q", got, want)
 	}
 }
