@@ -97,7 +97,7 @@ func (s *Store) migrateOne(ctx context.Context, m migration) (done bool, err err
 	if err != nil {
 		return false, fmt.Errorf("begin: %w", interpretError(err))
 	}
-	t := &tx{sqlTx: sqlTx}
+	t := &tx{sqlTx: sqlTx, statements: s.statements}
 	defer func() {
 		if rollbackErr := t.Rollback(ctx); rollbackErr != nil && err == nil {
 			err = rollbackErr

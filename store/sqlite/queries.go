@@ -217,52 +217,99 @@ WHERE EXISTS (SELECT 1 FROM skus WHERE id = k.value ->> 'sku')
   AND (k.value ->> 'pool' = 'normal'
     OR EXISTS (SELECT 1 FROM documents WHERE kind = 'pool' AND id = k.value ->> 'pool'))`
 
-	querySKUInsert = `INSERT INTO skus (id, name, unit, deduction, approval_threshold, bundle, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`
+	queryIdempotencyInsert = `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES (?, ?, ?, ?)`
+)
 
-	querySKUUpdate = `UPDATE skus SET name = ?, unit = ?, deduction = ?, approval_threshold = ? WHERE id = ?`
-
-	queryLocationInsert = `INSERT INTO locations (id, name, priority, inactive, created_at) VALUES (?, ?, ?, ?, ?)`
-
-	queryLocationUpdate = `UPDATE locations SET name = ?, priority = ?, inactive = ? WHERE id = ?`
-
-	// queryPositionInsert is a plain INSERT: a position the batch believed
+// The statements of Write (write.go): each writes many rows, one VALUES row
+// of parameters per row. An UPDATE joins its VALUES rows, whose columns
+// SQLite names column1, column2 and so on, by primary key.
+var (
+	writeSKUInsert = rowsStatement{
+		head: `INSERT INTO skus (id, name, unit, deduction, approval_threshold, bundle, created_at) VALUES `,
+		row:  `(?, ?, ?, ?, ?, ?, ?)`,
+	}
+	writeSKUUpdate = rowsStatement{
+		head: `UPDATE skus SET name = v.column1, unit = v.column2, deduction = v.column3, approval_threshold = v.column4 FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE skus.id = v.column5`,
+	}
+	writeLocationInsert = rowsStatement{
+		head: `INSERT INTO locations (id, name, priority, inactive, created_at) VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+	}
+	writeLocationUpdate = rowsStatement{
+		head: `UPDATE locations SET name = v.column1, priority = v.column2, inactive = v.column3 FROM (VALUES `,
+		row:  `(?, ?, ?, ?)`,
+		tail: `) AS v WHERE locations.id = v.column4`,
+	}
+	// writePositionInsert is a plain INSERT: a position the batch believed
 	// new but that exists means another writer got there first.
-	queryPositionInsert = `INSERT INTO positions (sku, location, pool) VALUES (?, ?, ?)`
-
-	queryPositionUpdate = `
-UPDATE positions SET on_hand = ?, reserved = ?, committed = ?, quarantined = ?, in_transit = ?, incoming = ?
-WHERE sku = ? AND location = ? AND pool = ?`
-
-	queryReservationInsert = `
-INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id)
-VALUES (?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?)`
-
-	queryReferenceInsert = `
-INSERT INTO business_references (business_type, reference, sku, business_id, created_at)
-VALUES (?, ?, ?, ?, ?)`
-
-	queryReservationUpdate = `
-UPDATE reservations SET status = ?, updated_at = ?, release_reason = ?, lines = ?, expires_at = ?
-WHERE id = ?`
-
-	queryLedgerInsert = `
+	writePositionInsert = rowsStatement{
+		head: `INSERT INTO positions (sku, location, pool) VALUES `,
+		row:  `(?, ?, ?)`,
+	}
+	writePositionUpdate = rowsStatement{
+		head: `
+UPDATE positions SET on_hand = v.column1, reserved = v.column2, committed = v.column3,
+    quarantined = v.column4, in_transit = v.column5, incoming = v.column6
+FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE positions.sku = v.column7 AND positions.location = v.column8 AND positions.pool = v.column9`,
+	}
+	writeReservationInsert = rowsStatement{
+		head: `INSERT INTO reservations (id, key, status, lines, expires_at, created_at, updated_at, release_reason, customer_id, order_id) VALUES `,
+		row:  `(?, NULLIF(?, ''), ?, ?, ?, ?, ?, ?, ?, ?)`,
+	}
+	writeReservationUpdate = rowsStatement{
+		head: `
+UPDATE reservations SET status = v.column1, updated_at = v.column2, release_reason = v.column3,
+    lines = v.column4, expires_at = v.column5
+FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE reservations.id = v.column6`,
+	}
+	writeReferenceInsert = rowsStatement{
+		head: `INSERT INTO business_references (business_type, reference, sku, business_id, created_at) VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+	}
+	writeDocumentInsert = rowsStatement{
+		head: `INSERT INTO documents (kind, id, version, body, created_at, updated_at) VALUES `,
+		row:  `(?, ?, 1, ?, ?, ?)`,
+	}
+	// writeDocumentUpdate writes the next version; the version guard
+	// asserts that nothing else wrote the document meanwhile.
+	writeDocumentUpdate = rowsStatement{
+		head: `UPDATE documents SET version = v.column1, body = v.column2, updated_at = v.column3 FROM (VALUES `,
+		row:  `(?, ?, ?, ?, ?)`,
+		tail: `) AS v WHERE documents.kind = v.column4 AND documents.id = v.column5 AND documents.version = v.column1 - 1`,
+	}
+	// writeLedgerInsert inserts its rows in the order given, so seq, and
+	// with it each position's chain of after-counters, follows the batch.
+	writeLedgerInsert = rowsStatement{
+		head: `
 INSERT INTO ledger (
     business_type, business_id, sku, location, pool,
     d_on_hand, d_reserved, d_committed, d_quarantined, d_in_transit, d_incoming,
     on_hand, reserved, committed, quarantined, in_transit, incoming,
     reservation_id, actor, reason, approver, reference, created_at
-) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+) VALUES `,
+		row: `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	}
+	writeIdempotencyInsert = rowsStatement{
+		head: `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES `,
+		row:  `(?, ?, ?, ?)`,
+	}
 
-	queryDocumentInsert = `
-INSERT INTO documents (kind, id, version, body, created_at, updated_at) VALUES (?, ?, 1, ?, ?, ?)`
+	// writeRowsStatements lists the statements above, for writeStatements.
+	writeRowsStatements = []*rowsStatement{
+		&writeSKUInsert, &writeSKUUpdate, &writeLocationInsert, &writeLocationUpdate,
+		&writePositionInsert, &writePositionUpdate, &writeReservationInsert, &writeReservationUpdate,
+		&writeReferenceInsert, &writeDocumentInsert, &writeDocumentUpdate, &writeLedgerInsert,
+		&writeIdempotencyInsert,
+	}
+)
 
-	// queryDocumentUpdate writes the next version; the version guard
-	// asserts that nothing else wrote the document meanwhile.
-	queryDocumentUpdate = `
-UPDATE documents SET version = ?, body = ?, updated_at = ?
-WHERE kind = ? AND id = ? AND version = ? - 1`
-
-	queryIdempotencyInsert = `INSERT INTO idempotency_keys (key, request_hash, result, created_at) VALUES (?, ?, ?, ?)`
+const (
 
 	// queryIdempotencyPruneClaim reads the oldest unpruned answers created
 	// before ?, at most ?, through the partial index of migration 0017.

@@ -6,7 +6,9 @@
 // IMMEDIATE: SQLite allows one writer at a time anyway, and holding the write
 // lock from the first read of a batch to its commit makes the batch's reads
 // its locks. Reads that decide nothing (the HTTP GETs, the audit) run on a
-// separate read-only pool beside the writer, which WAL allows.
+// separate read-only pool beside the writer, which WAL allows. A background
+// checkpointer (checkpoint.go) copies the WAL into the database file, so
+// that no commit does.
 package sqlite
 
 import (
@@ -44,6 +46,11 @@ type Store struct {
 	writer *sql.DB
 	// reader is the read-only pool for the Store's read methods.
 	reader *sql.DB
+	// checkpoints is the connection of the checkpointer's PASSIVE passes.
+	checkpoints  *sql.DB
+	checkpointer *checkpointer
+	// statements are Write's statements, prepared on the writer.
+	statements *writeStatements
 	// relays are the relay leases held in this process (relay.go).
 	relays relayLeases
 }
@@ -107,6 +114,10 @@ func OpenExisting(ctx context.Context, path string) (*Store, error) {
 // Open opens (creating if needed) the database file at path and checks both
 // connection pools. It does not migrate: call Migrate.
 func Open(ctx context.Context, path string) (*Store, error) {
+	return open(ctx, path, checkpointConfig{})
+}
+
+func open(ctx context.Context, path string, checkpoints checkpointConfig) (*Store, error) {
 	if err := checkPath(path); err != nil {
 		return nil, fmt.Errorf("database path %q: %w", path, err)
 	}
@@ -123,7 +134,17 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open read connections: %w", err), writer.Close())
 	}
-	return &Store{writer: writer, reader: reader}, nil
+	checkpointPool, err := openPool(ctx, path, connectionParams(), 1)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open checkpoint connection: %w", err), reader.Close(), writer.Close())
+	}
+	return &Store{
+		writer:       writer,
+		reader:       reader,
+		checkpoints:  checkpointPool,
+		checkpointer: startCheckpointer(checkpointPool, writer, checkpoints),
+		statements:   newWriteStatements(writer),
+	}, nil
 }
 
 // connectionParams are the pragmas every connection runs when it opens, so
@@ -144,6 +165,14 @@ func writerParams() url.Values {
 	// BEGIN IMMEDIATE takes the write lock at the start of the batch, so a
 	// transaction never fails half-way upgrading a read lock to a write lock.
 	v.Set("_txlock", "immediate")
+	// The checkpointer (checkpoint.go) copies the WAL into the database
+	// file, so that no commit does.
+	v.Add("_pragma", "wal_autocheckpoint(0)")
+	// A statement of Write changes many rows, so SQLite keeps a statement
+	// journal to undo it alone; past 64 KiB it spills to a temporary file,
+	// a pwrite per page. In memory it is bounded by one statement's pages
+	// (statementRowsMax rows).
+	v.Add("_pragma", "temp_store(MEMORY)")
 	return v
 }
 
@@ -170,17 +199,24 @@ func openPool(ctx context.Context, path string, params url.Values, connectionsMa
 	return db, nil
 }
 
-// Close closes both pools. Begin must not be called after Close.
+// Close stops the checkpointer and closes the pools. Begin must not be
+// called after Close. The writer is closed last: the last connection to
+// close checkpoints the WAL into the database file and removes it.
 func (s *Store) Close() error {
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	s.checkpointer.Close()
+	return errors.Join(s.statements.Close(), s.reader.Close(), s.checkpoints.Close(), s.writer.Close())
 }
 
 // Begin starts the transaction of one batch on the writer connection,
 // waiting for the batch before it to finish.
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
+	// The error is not the batch's: before Migrate has created the tables
+	// the statements cannot be prepared, and the batch prepares its own
+	// (writeStatements.get).
+	_ = s.statements.prepareAll(ctx)
 	sqlTx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("begin immediate: %w", interpretError(err))
 	}
-	return &tx{sqlTx: sqlTx}, nil
+	return &tx{sqlTx: sqlTx, statements: s.statements}, nil
 }

@@ -114,9 +114,14 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 		db            *sql.DB
 		connections   int
 		wantQueryOnly int
+		// The writer leaves checkpoints to the checkpointer and keeps
+		// its statement journals in memory.
+		wantAutocheckpoint int
+		wantTempStore      int
 	}{
-		{"writer", s.writer, 1, 0},
-		{"reader", s.reader, readConnectionsMax, 1},
+		{"writer", s.writer, 1, 0, 0, 2},
+		{"reader", s.reader, readConnectionsMax, 1, 1000, 0},
+		{"checkpoints", s.checkpoints, 1, 0, 1000, 0},
 	}
 	ctx := context.Background()
 	for _, pool := range pools {
@@ -142,6 +147,8 @@ func TestPragmasOnEveryConnection(t *testing.T) {
 				{"foreign_keys", 1},
 				{"busy_timeout", int(busyTimeout.Milliseconds())},
 				{"query_only", pool.wantQueryOnly},
+				{"wal_autocheckpoint", pool.wantAutocheckpoint},
+				{"temp_store", pool.wantTempStore},
 			}
 			for _, p := range intPragmas {
 				var got int

@@ -16,7 +16,8 @@ var _ store.Tx = (*tx)(nil)
 // It holds the database's write lock from Begin to Commit, so its reads
 // need no lock clauses: no other batch can run in between.
 type tx struct {
-	sqlTx *sql.Tx
+	sqlTx      *sql.Tx
+	statements *writeStatements
 }
 
 // ReservationsLock reads the reservations with these ids, sorted by id;
