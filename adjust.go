@@ -96,6 +96,49 @@ func (a *Adjust) Touches(t *Touches) {
 	t.SKUs = append(t.SKUs, a.Position.SKU)
 	poolDocTouches(a.Position, t)
 	t.References = append(t.References, referenceKeys(BusinessAdjustment, a.Reference, a.Position.SKU)...)
+	correctionTouches(a, t)
+}
+
+// correctionKinds maps each counter a correction may change to the kind of
+// discrepancy it answers: the one whose expectation is what the books'
+// documents hold of that counter, so that restoring it can never leave the
+// counter below what a later release, confirm, fulfil or receipt takes
+// from it (that would break an invariant and halt the engine). The open
+// reservations hold reserved and committed, the open transfers and
+// purchase orders in_transit and incoming. No document holds quarantined
+// (every move out of quarantine checks what is there), so its expectation
+// is the ledger's last entry; one kind per counter, so that one drift is
+// never answered by two discrepancies.
+var correctionKinds = map[string]string{
+	CounterReserved:    DiscrepancyReservations,
+	CounterCommitted:   DiscrepancyReservations,
+	CounterQuarantined: DiscrepancyLedgerLast,
+	CounterInTransit:   DiscrepancyInbound,
+	CounterIncoming:    DiscrepancyInbound,
+}
+
+// referenceCorrection is the business type of the reference an approved
+// correction takes (correctionClaim).
+const referenceCorrection = "correction"
+
+// correctionClaim is the reference an approved correction takes: one per
+// discrepancy, counter and position, so that the drift a discrepancy
+// recorded is corrected once. Two approvals in one batch see the first's
+// claim; in two batches, the lock on the discrepancy orders them, and the
+// unique key of business references backs it.
+func correctionClaim(a *Adjust) ReferenceKey {
+	return ReferenceKey{BusinessType: referenceCorrection, SKU: a.Position.SKU,
+		Reference: fmt.Sprintf("discrepancy:%d %s %s/%s", a.DiscrepancyID, a.Counter, a.Position.Location, a.Position.Pool)}
+}
+
+// correctionTouches adds what deciding correction a reads: its
+// discrepancy, locked, and its claim.
+func correctionTouches(a *Adjust, t *Touches) {
+	if !a.correction() {
+		return
+	}
+	t.Discrepancies = append(t.Discrepancies, a.DiscrepancyID)
+	t.References = append(t.References, correctionClaim(a))
 }
 
 func (a *Adjust) normalize() *Error {
@@ -221,10 +264,14 @@ func (s *BatchState) adjustChange(a *Adjust, checkPool bool) (Counters, *Error) 
 }
 
 // correctionChange checks a correction of a counter other than on_hand
-// against the locked position: no counter and not available may fall below
-// zero, nor a counter rise above CounterMax.
+// against its locked discrepancy (checkCorrectionBasis) and the locked
+// position: no counter and not available may fall below zero, nor a
+// counter rise above CounterMax.
 func (s *BatchState) correctionChange(a *Adjust) (Counters, *Error) {
 	if err := s.checkPosition(a.Position); err != nil {
+		return Counters{}, err
+	}
+	if err := s.checkCorrectionBasis(a); err != nil {
 		return Counters{}, err
 	}
 	cur := s.peek(a.Position)
@@ -248,6 +295,43 @@ func (s *BatchState) correctionChange(a *Adjust) (Counters, *Error) {
 		}
 	}
 	return change, nil
+}
+
+// checkCorrectionBasis checks correction a against the discrepancy it
+// names, locked: open, at a's position, of the kind that answers a's
+// counter (correctionKinds), not corrected already (correctionClaim), and
+// a's delta exactly the drift it recorded (expected minus actual). The
+// drift is what the counter holds beyond what the documents hold, and only
+// a correction changes it, so a counter that moved with its documents
+// since the pass is still corrected to exactly what they hold; a pass that
+// records another drift since the request leaves the approval refused
+// stale_quantity until it is rejected.
+func (s *BatchState) checkCorrectionBasis(a *Adjust) *Error {
+	d, ok := s.discrepancyGet(a.DiscrepancyID)
+	if !ok {
+		return Errorf(CodeUnknownDiscrepancy, "discrepancy %d not found", a.DiscrepancyID)
+	}
+	if d.Status != DiscrepancyOpen {
+		return Errorf(CodeDiscrepancyClosed, "discrepancy %d is closed: a later pass no longer saw it", d.ID)
+	}
+	if d.Position != a.Position {
+		return &Error{Code: CodeUnprocessable, Field: "discrepancy_id",
+			Message: fmt.Sprintf("discrepancy %d is at %s/%s/%s, not at the adjusted position", d.ID, d.Position.SKU, d.Position.Location, d.Position.Pool)}
+	}
+	if kind := correctionKinds[a.Counter]; d.Kind != kind {
+		return &Error{Code: CodeUnprocessable, Field: "discrepancy_id",
+			Message: fmt.Sprintf("a correction of %s answers a %s discrepancy; discrepancy %d is %s", a.Counter, kind, d.ID, d.Kind)}
+	}
+	expected, actual := counterOf(d.Expected, a.Counter), counterOf(d.Actual, a.Counter)
+	if drift := expected - actual; a.Delta != drift {
+		return Errorf(CodeStaleQuantity, "discrepancy %d records %s %d where %d is expected: its correction is a delta of %d, not %d",
+			d.ID, a.Counter, actual, expected, drift, a.Delta)
+	}
+	if id, taken := s.References[correctionClaim(a)]; taken {
+		return &Error{Code: CodeDuplicateReference, Field: "discrepancy_id", ExistingID: id,
+			Message: fmt.Sprintf("the %s drift of discrepancy %d was corrected already, by approval %q", a.Counter, d.ID, id)}
+	}
+	return nil
 }
 
 // adjustDelta checks an adjustment of on_hand against the locked position

@@ -192,6 +192,12 @@ func (d *ApprovalDecision) decide(s *BatchState, c *Command) Result {
 		// approval once the stock allows it, or a rejection.
 		return Result{Err: err}
 	}
+	if a.correction() {
+		// Checked by adjustChange: the claim cannot be taken already.
+		if err := s.claimReferences([]ReferenceKey{correctionClaim(a)}, ap.ID); err != nil {
+			return Result{Err: err}
+		}
+	}
 	s.applyAdjust(a, change, LedgerEntry{
 		BusinessType: a.businessType(), BusinessID: ap.ID,
 		Actor: ap.RequestedBy, Approver: c.Actor, Reason: a.Reason, Reference: a.reference(),
@@ -207,7 +213,8 @@ func (s *BatchState) decideApproval(ap *Approval, status, by string) {
 	s.docPut(DocApproval, ap.ID, *ap)
 }
 
-// approvalTouches adds the position an approval's adjustment changes.
+// approvalTouches adds the position an approval's adjustment changes, and
+// the discrepancy and claim a correction decides against.
 func approvalTouches(d *Document, t *Touches) {
 	var ap Approval
 	if err := json.Unmarshal(d.Body, &ap); err != nil {
@@ -216,4 +223,5 @@ func approvalTouches(d *Document, t *Touches) {
 	k := PositionKey{SKU: ap.Adjustment.SKU, Location: ap.Adjustment.Location, Pool: ap.Adjustment.Pool}
 	t.SKUs = append(t.SKUs, k.SKU)
 	t.Ensure = append(t.Ensure, k)
+	correctionTouches(ap.Adjustment.adjust(), t)
 }

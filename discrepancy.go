@@ -1,6 +1,11 @@
 package stockd
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // Reconciliation passes. Each checks the books from its own angle and
 // records what it finds; none changes stock.
@@ -106,4 +111,28 @@ type ReconcileRun struct {
 	Findings         int       `json:"findings"`
 	Opened           int       `json:"opened"`
 	Closed           int       `json:"closed"`
+}
+
+// DocDiscrepancy is the kind under which a batch holds a discrepancy it
+// locked (Touches.Discrepancies). A discrepancy is a row of its own table
+// that the reconciliation alone writes; the batch keeps it beside its
+// documents, read-only, for a correction to decide against.
+const DocDiscrepancy = "discrepancy"
+
+// holdDiscrepancy keeps d, locked, in s.
+func holdDiscrepancy(s *BatchState, d Discrepancy) {
+	body, err := json.Marshal(d)
+	if err != nil {
+		panic(fmt.Sprintf("stockd: discrepancy %d not encodable: %v", d.ID, err))
+	}
+	k := DocKey{Kind: DocDiscrepancy, ID: strconv.FormatInt(d.ID, 10)}
+	s.Docs[k] = &Document{DocKey: k, Body: body}
+}
+
+// discrepancyGet returns the discrepancy id and whether the batch locked
+// one of that id.
+func (s *BatchState) discrepancyGet(id int64) (Discrepancy, bool) {
+	var d Discrepancy
+	ok := s.docGet(DocDiscrepancy, strconv.FormatInt(id, 10), &d)
+	return d, ok
 }

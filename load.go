@@ -20,6 +20,9 @@ type BatchReader interface {
 	// batch created meanwhile fails its write with a conflict, and is
 	// retried.
 	DocumentsLock(ctx context.Context, keys []DocKey) ([]Document, error)
+	// DiscrepanciesLock reads and locks the discrepancies with these ids,
+	// sorted; unknown ids are left out.
+	DiscrepanciesLock(ctx context.Context, ids []int64) ([]Discrepancy, error)
 	// PositionsEnsure creates, at zero, the positions that do not exist yet
 	// and whose SKU, location and pool do (normal, or a pool document);
 	// keys are sorted.
@@ -42,7 +45,7 @@ type BatchReader interface {
 }
 
 // LoadBatch takes the batch's locks in the one global order (reservations,
-// documents, then positions, each sorted, so that concurrent batches never
+// exceptions, documents, discrepancies, then positions, each sorted, so that concurrent batches never
 // deadlock) and loads everything the decisions of cmds depend on. What to
 // lock widens in rounds: the reservations a batch transitions name
 // positions and documents, and the documents read (bundles, campaign
@@ -85,6 +88,13 @@ func LoadBatch(ctx context.Context, r BatchReader, cmds []Command, now time.Time
 	}
 	DocumentTouches(docs, &t)
 	t.Sort()
+	discrepancies, err := r.DiscrepanciesLock(ctx, t.Discrepancies)
+	if err != nil {
+		return nil, t, fmt.Errorf("lock discrepancies: %w", err)
+	}
+	for _, d := range discrepancies {
+		holdDiscrepancy(state, d)
+	}
 	if err := r.PositionsEnsure(ctx, t.Ensure); err != nil {
 		return nil, t, fmt.Errorf("ensure positions: %w", err)
 	}

@@ -48,6 +48,10 @@ type Touches struct {
 	Late          []string
 	Exceptions    []string
 	ExceptionKeys []ExceptionKey
+	// Discrepancies lists the discrepancies to lock: those a correction
+	// of a counter other than on_hand answers (correctionTouches), locked
+	// after the documents that name them and before the positions.
+	Discrepancies []int64
 }
 
 // Touches adds what c reads to t.
@@ -64,6 +68,8 @@ func (t *Touches) Sort() {
 	t.Orders = sortedUnique(t.Orders)
 	t.Late = sortedUnique(t.Late)
 	t.Exceptions = sortedUnique(t.Exceptions)
+	slices.Sort(t.Discrepancies)
+	t.Discrepancies = slices.Compact(t.Discrepancies)
 	slices.SortFunc(t.ExceptionKeys, func(a, b ExceptionKey) int { return compareBy(a, b, ExceptionKey.Less) })
 	t.ExceptionKeys = slices.Compact(t.ExceptionKeys)
 	slices.SortFunc(t.References, func(a, b ReferenceKey) int { return compareBy(a, b, ReferenceKey.Less) })

@@ -36,7 +36,7 @@ func newMetrics(status func() ReturnerStatus) *metrics {
 		}, []string{"step"}),
 		returned: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "stockd_gate_returned_units_total",
-			Help: "Units of releases and expiries the returner added back to the gate's Redis.",
+			Help: "Units of releases, expiries and refunds the returner added back to the gate's Redis.",
 		}),
 		exceptions: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "stockd_gate_exceptions_total",

@@ -65,8 +65,8 @@ type stepError struct {
 func (e *stepError) Error() string { return e.step + ": " + e.err.Error() }
 func (e *stepError) Unwrap() error { return e.err }
 
-// Returner gives the units of releases and expiries of gated pools back to
-// the gate's Redis until ctx ends: the database has them first (the
+// Returner gives the units of releases, expiries and refunds of gated
+// pools back to the gate's Redis until ctx ends: the database has them first (the
 // release is the engine's), then the returner, holding the gate-return
 // lease, tails the ledger from its cursor and adds each entry's units to
 // its position once (returnScript's mark). A failure is counted by step
@@ -206,13 +206,23 @@ func (g *Gate) returnPage(ctx context.Context, lease store.RelayLease, cursor in
 	return done, len(entries), failed
 }
 
+// returnedTypes are the ledger entries whose units go back to the gate:
+// those that make a win's units available again in its pool. A release or
+// an expiry frees a pending win; a refund, a confirmed one's units before
+// shipment (returns.go), which would otherwise wait for the next settle.
+var returnedTypes = map[string]bool{
+	stockd.BusinessRelease: true,
+	stockd.BusinessExpire:  true,
+	stockd.BusinessRefund:  true,
+}
+
 // returnEntry adds the units e returned to its gated position, once.
-// Entries other than releases and expiries, of pools without the gate, of
+// Entries of other types (returnedTypes), of pools without the gate, of
 // closed campaigns (shut: no win after the close) and positions the gate
 // holds no key for (the refill that creates it reads the database) give
 // nothing back.
 func (g *Gate) returnEntry(ctx context.Context, e stockd.LedgerEntry) error {
-	if e.BusinessType != stockd.BusinessRelease && e.BusinessType != stockd.BusinessExpire {
+	if !returnedTypes[e.BusinessType] {
 		return nil
 	}
 	pool := e.Position.Pool

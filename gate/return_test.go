@@ -32,6 +32,13 @@ func (h *harness) release(id string) {
 	h.ok(&stockd.Transition{Action: stockd.KindRelease, ReservationID: id})
 }
 
+// refund gives the unit of a confirmed reservation of one tee back before
+// shipment.
+func (h *harness) refund(id string) {
+	h.t.Helper()
+	h.ok(&stockd.Return{ReservationID: id, Lines: []stockd.ReturnLine{{SKU: "tee", Quantity: 1}}})
+}
+
 func (h *harness) returnPass(g *gate.Gate) {
 	h.t.Helper()
 	if err := g.ReturnPass(context.Background()); err != nil {
@@ -70,8 +77,9 @@ func (l failingLease) CursorAdvance(ctx context.Context, seq int64, at time.Time
 }
 
 // returnScenario sells 6 of 10 units through the gate, persists them,
-// then gives units back three ways, each of which adds a release twice
-// unless the position's mark stops it:
+// then gives units back three ways, by releases or (refund set) by refunds
+// of confirmed wins, each of which adds the units twice unless the
+// position's mark stops it:
 //   - a release the returner adds, then dies before its cursor moves, and
 //     adds again when it runs next;
 //   - a release a refill reads from the database before the returner
@@ -79,7 +87,7 @@ func (l failingLease) CursorAdvance(ctx context.Context, seq int64, at time.Time
 //   - a release a preheat reads before the returner reaches it.
 //
 // It answers the gate's remaining count and the database's available.
-func returnScenario(t *testing.T, b testdb.Backend, markCheck bool) (redisHolds, databaseHolds int64) {
+func returnScenario(t *testing.T, b testdb.Backend, markCheck, refund bool) (redisHolds, databaseHolds int64) {
 	h := newHarness(t, b, map[string]int64{"tee": 10})
 	fail := &atomic.Bool{}
 	g := gate.New(gate.Config{Client: h.rdb, Store: leaseFailingStore{Store: h.store, fail: fail}, Engine: h.engine,
@@ -99,18 +107,32 @@ func returnScenario(t *testing.T, b testdb.Backend, markCheck bool) (redisHolds,
 	if got := h.redisStock(); got != 4 {
 		t.Fatalf("after 6 wins the gate holds %d, want 4", got)
 	}
+	giveBack := h.release
+	if refund {
+		for _, id := range ids[:3] {
+			h.ok(&stockd.Transition{Action: stockd.KindConfirm, ReservationID: id})
+		}
+		h.returnPass(g) // the confirms give nothing back
+		if got := h.redisStock(); got != 4 {
+			t.Fatalf("after the confirms the gate holds %d, want 4", got)
+		}
+		giveBack = h.refund
+	}
 
 	// Returned, then the returner dies before its cursor moves.
-	h.release(ids[0])
+	giveBack(ids[0])
 	fail.Store(true)
 	if err := g.ReturnPass(context.Background()); !errors.Is(err, errCursorLost) {
 		t.Fatalf("the dying returner: %v", err)
 	}
 	fail.Store(false)
 	h.returnPass(g)
+	if got := h.redisStock(); markCheck && got != 5 {
+		t.Fatalf("after the returner's replay the gate holds %d, want 5: the unit back once, before any settle", got)
+	}
 
 	// Read by a refill (a key lost) before the returner runs.
-	h.release(ids[1])
+	giveBack(ids[1])
 	h.rdb.Del(context.Background(), h.prefix+"{flash}:stock:tee/east")
 	if err := g.Refill(context.Background(), pool); err != nil {
 		t.Fatalf("refill: %v", err)
@@ -118,29 +140,33 @@ func returnScenario(t *testing.T, b testdb.Backend, markCheck bool) (redisHolds,
 	h.returnPass(g)
 
 	// Read by a preheat before the returner runs.
-	h.release(ids[2])
+	giveBack(ids[2])
 	h.preheat()
 	h.returnPass(g)
 
 	return h.redisStock(), h.poolPosition("tee").Available()
 }
 
-// TestReturnExactlyOnce: units released in the database come back to the
-// gate once, whether the returner replays them after a crash or a refill
-// or preheat already read them; with the mark check off (the negative
-// control) the same scenario leaves Redis holding more than the database,
-// which would sell units twice.
+// TestReturnExactlyOnce: units released, or refunded, in the database
+// come back to the gate once, whether the returner replays them after a
+// crash or a refill or preheat already read them; with the mark check off
+// (the negative control) the same scenario leaves Redis holding more than
+// the database, which would sell units twice.
 func TestReturnExactlyOnce(t *testing.T) {
 	testdb.Each(t, func(t *testing.T, b testdb.Backend) {
-		r, d := returnScenario(t, b, true)
-		if r != d || d != 7 {
-			t.Fatalf("the gate holds %d, the database %d: want both 7", r, d)
+		for _, refund := range []bool{false, true} {
+			t.Run(map[bool]string{false: "release", true: "refund"}[refund], func(t *testing.T) {
+				r, d := returnScenario(t, b, true, refund)
+				if r != d || d != 7 {
+					t.Fatalf("the gate holds %d, the database %d: want both 7", r, d)
+				}
+				r, d = returnScenario(t, b, false, refund)
+				if r <= d {
+					t.Fatalf("negative control: with the mark check off the gate holds %d, the database %d: the test would not catch a double return", r, d)
+				}
+				t.Logf("negative control: without marks the gate holds %d for the database's %d", r, d)
+			})
 		}
-		r, d = returnScenario(t, b, false)
-		if r <= d {
-			t.Fatalf("negative control: with the mark check off the gate holds %d, the database %d: the test would not catch a double return", r, d)
-		}
-		t.Logf("negative control: without marks the gate holds %d for the database's %d", r, d)
 	})
 }
 

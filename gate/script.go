@@ -95,10 +95,10 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 `)
 
-// returnScript gives units a release or expiry returned in the database
-// back to one position of the gate, once: only when the ledger entry's seq
-// is above the position's mark, the seq of the newest entry the position's
-// Redis count already holds, and it then raises the mark. A refill that
+// returnScript gives units a release, expiry or refund returned in the
+// database back to one position of the gate, once: only when the ledger
+// entry's seq is above the position's mark, the seq of the newest entry
+// the position's Redis count already holds, and it then raises the mark. A refill that
 // read the database after the entry wrote a mark at or above it, and a
 // returner replaying entries after a crash finds its own mark: neither
 // adds the units twice. A position without a stock key is left alone (the

@@ -78,19 +78,20 @@ func TestCounterCorrection(t *testing.T) {
 		// A threshold far above the correction: it waits all the same.
 		h.must("PATCH", "/v1/skus/R", "r-threshold", `{"approval_threshold":1000}`, http.StatusOK, nil)
 
-		// Below zero, now or when approved: refused, nothing pending.
+		// Anything but the drift recorded, -5: refused, nothing pending.
 		h.mustAs("clerk", "POST", "/v1/adjustments", "r-too-far", correctionBody("R", "reserved", -6, d.ID), http.StatusConflict, nil).
-			wantCode(t, stockd.CodeInsufficientStock)
-		h.mustAs("clerk", "POST", "/v1/adjustments", "r-over-available", correctionBody("R", "reserved", 8, d.ID), http.StatusConflict, nil).
-			wantCode(t, stockd.CodeInsufficientStock)
-		var grow Approval
-		h.mustAs("clerk", "POST", "/v1/adjustments", "r-grow", correctionBody("R", "reserved", 2, d.ID), http.StatusAccepted, &grow)
+			wantCode(t, stockd.CodeStaleQuantity)
+		h.mustAs("clerk", "POST", "/v1/adjustments", "r-grow", correctionBody("R", "reserved", 2, d.ID), http.StatusConflict, nil).
+			wantCode(t, stockd.CodeStaleQuantity)
+		// Another kind of discrepancy at the position does not answer a
+		// correction of reserved.
+		last := h.openDiscrepancy("R", stockd.DiscrepancyLedgerLast)
+		h.mustAs("clerk", "POST", "/v1/adjustments", "r-other-kind", correctionBody("R", "reserved", -5, last.ID), http.StatusUnprocessableEntity, nil).
+			wantCode(t, stockd.CodeUnprocessable)
 		h.must("POST", "/v1/reservations", "r-hold", `{"lines":[{"sku":"R","quantity":6}]}`, http.StatusCreated, nil)
-		h.mustAs("boss", "POST", "/v1/approvals/"+grow.ID+"/approve", "r-grow-approve", "", http.StatusConflict, nil).
-			wantCode(t, stockd.CodeInsufficientStock)
-		h.mustAs("boss", "POST", "/v1/approvals/"+grow.ID+"/reject", "r-grow-reject", "", http.StatusOK, nil)
 
-		// The hold made the drift 5 over 6 held: correct the 5.
+		// The hold moved reserved and what the reservations hold alike: the
+		// drift is still 5 over the 6 held, and correcting it leaves 6.
 		before := h.position("R")
 		var ap Approval
 		h.mustAs("clerk", "POST", "/v1/adjustments", "r-correct", correctionBody("R", "reserved", -5, d.ID), http.StatusAccepted, &ap)
@@ -152,13 +153,14 @@ func TestCorrectionOfEachCounter(t *testing.T) {
 		counter string
 		planted stockd.Counters // the drift on top of on_hand 12
 		delta   int64
+		kind    string // the discrepancy that answers it
 	}{
-		{stockd.CounterOnHand, stockd.Counters{OnHand: 3}, -3},
-		{stockd.CounterReserved, stockd.Counters{Reserved: 4}, -4},
-		{stockd.CounterCommitted, stockd.Counters{Committed: 3}, -3},
-		{stockd.CounterQuarantined, stockd.Counters{Quarantined: 2}, -2},
-		{stockd.CounterInTransit, stockd.Counters{InTransit: 6}, -6},
-		{stockd.CounterIncoming, stockd.Counters{Incoming: 7}, -7},
+		{stockd.CounterOnHand, stockd.Counters{OnHand: 3}, -3, stockd.DiscrepancyLedgerLast},
+		{stockd.CounterReserved, stockd.Counters{Reserved: 4}, -4, stockd.DiscrepancyReservations},
+		{stockd.CounterCommitted, stockd.Counters{Committed: 3}, -3, stockd.DiscrepancyReservations},
+		{stockd.CounterQuarantined, stockd.Counters{Quarantined: 2}, -2, stockd.DiscrepancyLedgerLast},
+		{stockd.CounterInTransit, stockd.Counters{InTransit: 6}, -6, stockd.DiscrepancyInbound},
+		{stockd.CounterIncoming, stockd.Counters{Incoming: 7}, -7, stockd.DiscrepancyInbound},
 	}
 	if len(cases) != len(stockd.CorrectableCounters) {
 		t.Fatalf("%d cases for %d counters", len(cases), len(stockd.CorrectableCounters))
@@ -177,14 +179,19 @@ func TestCorrectionOfEachCounter(t *testing.T) {
 		}
 		h.clock.Advance(time.Minute)
 		h.minutePass()
+		h.dayPass() // the inbound check is the day pass's alone
 		for _, tc := range cases {
 			t.Run(tc.counter, func(t *testing.T) {
 				h.t = t
 				sku := "C-" + tc.counter
-				d := h.openDiscrepancy(sku, stockd.DiscrepancyLedgerLast)
+				d := h.openDiscrepancy(sku, tc.kind)
 				before := h.position(sku)
+				code := stockd.CodeStaleQuantity // a correction is the drift recorded, nothing else
+				if tc.counter == stockd.CounterOnHand {
+					code = stockd.CodeInsufficientStock
+				}
 				h.mustAs("clerk", "POST", "/v1/adjustments", sku+"-below-zero", correctionBody(sku, tc.counter, tc.delta-13, d.ID), http.StatusConflict, nil).
-					wantCode(t, stockd.CodeInsufficientStock)
+					wantCode(t, code)
 				basis := "recounted " + tc.counter
 				if tc.counter == stockd.CounterOnHand {
 					basis = ""
@@ -217,6 +224,9 @@ func TestCorrectionOfEachCounter(t *testing.T) {
 		h.clock.Advance(time.Minute)
 		if res := h.minutePass(); !res.Clean() {
 			t.Fatalf("pass after the corrections = %+v, want clean", res)
+		}
+		if res := h.dayPass(); !res.Clean() {
+			t.Fatalf("day pass after the corrections = %+v, want clean", res)
 		}
 		var open DiscrepancyPage
 		h.must("GET", "/v1/discrepancies?status=open", "", "", http.StatusOK, &open)

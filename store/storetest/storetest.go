@@ -47,6 +47,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"ReconcileRecord", testReconcileRecord},                       // reconcile.go
 		{"ReconcileReads", testReconcileReads},                         // reconcile.go
 		{"LedgerLastAsOf", testLedgerLastAsOf},                         // reconcile.go
+		{"DiscrepanciesLock", testDiscrepanciesLock},                   // correction.go
 		{"AlertLifecycle", testAlertLifecycle},                         // alerts.go
 		{"AlertDeliveriesAndCursor", testAlertDeliveriesAndCursor},     // alerts.go
 		{"DemandHistory", testDemandHistory},                           // demand.go
