@@ -1,13 +1,17 @@
-// Package engine turns commands into batched transactions. Requests queue;
-// an applier takes whatever queued while the previous transaction was
-// committing as the next batch (up to BatchSizeMax), applies it in one
-// transaction through the storage seam, commits, and answers every caller.
+// Package engine turns commands into batched transactions. Each applier has
+// its own queue, and a command queues at the applier its routing key
+// (routeKey: the smallest SKU it touches) hashes to, so that every command
+// on one SKU is decided by one applier in the order it queued. An applier
+// takes whatever queued while its previous transaction was committing as
+// the next batch (up to BatchSizeMax), applies it in one transaction
+// through the storage seam, commits, and answers every caller.
 package engine
 
 import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,7 +33,8 @@ type Config struct {
 	// QueuePerSKUMax caps queued reservations naming one SKU, so that one hot
 	// SKU cannot fill the whole queue. Defaults to 8192.
 	QueuePerSKUMax int
-	// Appliers is how many batches may be in flight at once. Defaults to 1.
+	// Appliers is how many batches may be in flight at once, each applier
+	// with its own queue (route). Defaults to 1.
 	Appliers int
 	// BatchTimeout bounds one transaction, whatever its callers' deadlines
 	// (batchContext says why). Defaults to 10 seconds.
@@ -62,6 +67,8 @@ type request struct {
 	answer chan answer
 	// short lists the lines known to be sold out when it was submitted.
 	short []stockd.Shortfall
+	// route is the index of the applier whose queue the command takes.
+	route int
 }
 
 type answer struct {
@@ -71,8 +78,12 @@ type answer struct {
 
 // Engine applies commands in coalesced batches.
 type Engine struct {
-	cfg     Config
-	queue   chan *request
+	cfg Config
+	// queues holds one queue per applier, each with room for
+	// QueueLengthMax so that a send never blocks: queued, counted across
+	// all of them, is what the cap bounds.
+	queues  []chan *request
+	queued  atomic.Int64
 	rejects chan *request
 	soldOut *soldOut
 	perSKU  *perSKU
@@ -80,9 +91,14 @@ type Engine struct {
 	// one SKU commit in the order the database's row locks impose, and what
 	// they teach about sold-out stock must be learned in that same order.
 	commitMu sync.Mutex
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	once     sync.Once
+	// stop closes on Close: no more submissions, and the sold-out path
+	// drains. drain closes once it has (it may hand requests back to the
+	// appliers' queues): the appliers then drain their queues and return.
+	stop      chan struct{}
+	drain     chan struct{}
+	wg        sync.WaitGroup
+	rejectsWG sync.WaitGroup
+	once      sync.Once
 	// halted is set once a batch broke an invariant of the books; from
 	// then on nothing more is applied.
 	halted   atomic.Bool
@@ -121,25 +137,31 @@ func New(cfg Config) *Engine {
 	}
 	e := &Engine{
 		cfg:     cfg,
-		queue:   make(chan *request, cfg.QueueLengthMax),
+		queues:  make([]chan *request, cfg.Appliers),
 		rejects: make(chan *request, cfg.QueueLengthMax),
 		soldOut: newSoldOut(),
 		perSKU:  newPerSKU(cfg.QueuePerSKUMax),
 		stop:    make(chan struct{}),
+		drain:   make(chan struct{}),
 	}
 	cfg.Metrics.watchQueue(e.Queued)
-	for range cfg.Appliers {
+	for i := range e.queues {
+		e.queues[i] = make(chan *request, cfg.QueueLengthMax)
 		e.wg.Add(1)
-		go e.run()
+		go e.run(e.queues[i])
 	}
-	e.wg.Add(1)
+	e.rejectsWG.Add(1)
 	go e.runRejects()
 	return e
 }
 
 // Close stops accepting batches, finishes the queued ones and returns.
 func (e *Engine) Close() {
-	e.once.Do(func() { close(e.stop) })
+	e.once.Do(func() {
+		close(e.stop)
+		e.rejectsWG.Wait()
+		close(e.drain)
+	})
 	e.wg.Wait()
 }
 
@@ -147,7 +169,7 @@ func (e *Engine) Close() {
 // result with an error and never reaches storage. err is non-nil only for
 // failures that are not the caller's: storage unreachable, or ctx done.
 func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result, error) {
-	req, res, err := e.queue1(ctx, cmd)
+	req, res, err := e.queue1(ctx, cmd, -1)
 	if req == nil {
 		return res, err
 	}
@@ -155,14 +177,19 @@ func (e *Engine) Submit(ctx context.Context, cmd stockd.Command) (stockd.Result,
 }
 
 // SubmitAll is Submit of every command of cmds, queued one after another
-// in their order: one applier takes queued commands in order, so a batch
-// decides them in that order (the gate's persister needs its stream's
-// order). Several appliers may still commit consecutive batches at once.
+// in their order on one applier's queue (the first command's route), so
+// that they are decided in their order even where they name different
+// SKUs: the gate's persister needs its stream's order, and a stream's
+// order orders an order of SKUs x and y before a later one of y alone,
+// which routing each on its own would not.
 func (e *Engine) SubmitAll(ctx context.Context, cmds []stockd.Command) ([]stockd.Result, []error) {
 	results, errs := make([]stockd.Result, len(cmds)), make([]error, len(cmds))
 	reqs := make([]*request, len(cmds))
+	route := -1
 	for i, cmd := range cmds {
-		reqs[i], results[i], errs[i] = e.queue1(ctx, cmd)
+		if reqs[i], results[i], errs[i] = e.queue1(ctx, cmd, route); reqs[i] != nil {
+			route = reqs[i].route
+		}
 	}
 	for i, req := range reqs {
 		if req != nil {
@@ -172,16 +199,20 @@ func (e *Engine) SubmitAll(ctx context.Context, cmds []stockd.Command) ([]stockd
 	return results, errs
 }
 
-// queue1 normalizes and queues cmd; a nil request means the answer is
-// already known (bad input, halted, closed, overloaded).
-func (e *Engine) queue1(ctx context.Context, cmd stockd.Command) (*request, stockd.Result, error) {
+// queue1 normalizes and queues cmd on the queue of applier route, or of
+// the applier its routing key picks when route is -1; a nil request means
+// the answer is already known (bad input, halted, closed, overloaded).
+func (e *Engine) queue1(ctx context.Context, cmd stockd.Command, route int) (*request, stockd.Result, error) {
 	if verr := cmd.Normalize(); verr != nil {
 		return nil, stockd.Result{Err: verr}, nil
 	}
 	if e.halted.Load() {
 		return nil, stockd.Result{}, stockd.ErrHalted
 	}
-	req := &request{ctx: ctx, cmd: cmd, answer: make(chan answer, 1)}
+	if route < 0 {
+		route = e.route(&cmd)
+	}
+	req := &request{ctx: ctx, cmd: cmd, answer: make(chan answer, 1), route: route}
 	select {
 	case <-e.stop:
 		return nil, stockd.Result{}, errors.New("engine: closed")
@@ -209,34 +240,83 @@ func (e *Engine) wait(ctx context.Context, req *request) (stockd.Result, error) 
 	}
 }
 
-// enqueue puts req on the sold-out path or in the batch queue, or reports
-// that the queue (or the SKU's share of it) is full.
+// enqueue puts req on the sold-out path or in its applier's queue, or
+// reports that the queues (or the SKU's share of them) are full.
 func (e *Engine) enqueue(req *request) bool {
-	queue := e.queue
 	if len(req.short) > 0 {
-		queue = e.rejects
-	} else if !e.perSKU.admit(req.cmd) {
+		select {
+		case e.rejects <- req:
+			return true
+		default:
+			return false
+		}
+	}
+	if !e.perSKU.admit(req.cmd) {
+		return false
+	}
+	if e.queued.Add(1) > int64(e.cfg.QueueLengthMax) {
+		e.queued.Add(-1)
+		e.perSKU.release(req.cmd)
 		return false
 	}
 	select {
-	case queue <- req:
+	case e.queues[req.route] <- req:
 		return true
 	default:
-		if queue == e.queue {
-			e.perSKU.release(req.cmd)
-		}
-		return false
+		panic("engine: an applier's queue is full below the cap on all of them")
 	}
 }
 
+// route returns the applier whose queue cmd takes: the one its routing key
+// hashes to. Every command on one SKU (and every transition of one
+// reservation) then queues at one applier, which decides them in their
+// order, in full batches, without waiting on another applier's row locks.
+func (e *Engine) route(cmd *stockd.Command) int {
+	if len(e.queues) == 1 {
+		return 0
+	}
+	var t stockd.Touches
+	cmd.Touches(&t)
+	return int(fnv1a(routeKey(&t)) % uint64(len(e.queues)))
+}
+
+// routeKey is what a command is routed by: the smallest SKU it touches (an
+// order of several SKUs goes where its first SKU's commands go, and is
+// still one command in one batch, its locks taken in the store's sorted
+// order), else the smallest reservation it transitions (a transition names
+// its reservation, whose positions only the transaction reads), else ""
+// (documents and settings alone, all on one applier).
+func routeKey(t *stockd.Touches) string {
+	switch {
+	case len(t.SKUs) > 0:
+		return slices.Min(t.SKUs)
+	case len(t.ReservationIDs) > 0:
+		return slices.Min(t.ReservationIDs)
+	default:
+		return ""
+	}
+}
+
+// fnv1a is the 64-bit FNV-1a hash of s: stable across processes and
+// releases, so a routing is reproducible.
+func fnv1a(s string) uint64 {
+	const offset64, prime64 = 14695981039346656037, 1099511628211
+	h := uint64(offset64)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= prime64
+	}
+	return h
+}
+
 // next waits for the first request on queue, then takes whatever else is
-// already queued, up to BatchSizeMax. After Stop it drains the queue so no
-// caller waits forever, and reports false once it is empty.
-func (e *Engine) next(queue chan *request, batch []*request) ([]*request, bool) {
+// already queued, up to BatchSizeMax. Once stop closes it drains the queue
+// so no caller waits forever, and reports false once it is empty.
+func (e *Engine) next(queue chan *request, stop chan struct{}, batch []*request) ([]*request, bool) {
 	var first *request
 	select {
 	case first = <-queue:
-	case <-e.stop:
+	case <-stop:
 		select {
 		case first = <-queue:
 		default:
@@ -255,17 +335,20 @@ func (e *Engine) next(queue chan *request, batch []*request) ([]*request, bool) 
 	return batch, true
 }
 
-// Queued returns how many commands wait for a batch.
-func (e *Engine) Queued() int { return len(e.queue) }
+// Queued returns how many commands wait for a batch, on every applier.
+func (e *Engine) Queued() int { return int(e.queued.Load()) }
 
-func (e *Engine) run() {
+// run is one applier: it applies the batches of its own queue, one after
+// another.
+func (e *Engine) run(queue chan *request) {
 	defer e.wg.Done()
 	batch := make([]*request, 0, e.cfg.BatchSizeMax)
 	for {
 		var ok bool
-		if batch, ok = e.next(e.queue, batch); !ok {
+		if batch, ok = e.next(queue, e.drain, batch); !ok {
 			return
 		}
+		e.queued.Add(-int64(len(batch)))
 		for _, r := range batch {
 			e.perSKU.release(r.cmd)
 		}

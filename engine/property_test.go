@@ -807,7 +807,9 @@ func TestReservationStateMachineProperty(t *testing.T) {
 				model: model{counters: map[stockd.PositionKey]stockd.Counters{}, reservations: map[string]*modelReservation{}, usage: map[string]modelUsage{},
 					campaigns: map[string]*modelCampaign{}, approvals: map[string]*modelApproval{}, exceptions: map[string]bool{}}}
 			p.now.Store(time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC).UnixNano())
-			p.engine = engine.New(engine.Config{Store: s, Now: p.clock})
+			// Several appliers: every command still waits for its answer, so the
+			// model's order holds, and each takes the route of what it touches.
+			p.engine = engine.New(engine.Config{Store: s, Now: p.clock, Appliers: 3})
 			defer p.engine.Close()
 			for _, sku := range propertySKUs {
 				p.submit(stockd.Command{Op: &stockd.SKUCreate{SKU: stockd.SKU{ID: sku}}})

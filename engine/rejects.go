@@ -12,11 +12,11 @@ import (
 // has a stored answer goes to the batch queue and is replayed, because a
 // retry of a reservation that succeeded must never come back refused.
 func (e *Engine) runRejects() {
-	defer e.wg.Done()
+	defer e.rejectsWG.Done()
 	batch := make([]*request, 0, e.cfg.BatchSizeMax)
 	for {
 		var ok bool
-		if batch, ok = e.next(e.rejects, batch); !ok {
+		if batch, ok = e.next(e.rejects, e.stop, batch); !ok {
 			return
 		}
 		e.contained(batch, e.reject)
