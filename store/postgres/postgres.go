@@ -48,17 +48,6 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 	if poolConfig.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeSimpleProtocol {
 		return nil, errors.New("postgres: default_query_exec_mode=simple_protocol is not supported; use the extended protocol")
 	}
-	// Custom plans for every statement, planned with each execution's
-	// arguments and the tables' current size. The default lets a prepared
-	// statement switch to a generic plan after five executions and keep it
-	// until the table's statistics change: on a table that was small then
-	// (a fresh database) the batch's = ANY($1) lookups keep a sequential
-	// scan as it grows, and without ANALYZE nothing replans them. Planning
-	// these short statements costs microseconds. A URL that sets
-	// plan_cache_mode keeps its own.
-	if _, set := poolConfig.ConnConfig.RuntimeParams["plan_cache_mode"]; !set {
-		poolConfig.ConnConfig.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
-	}
 	if cfg.MaxConns > 0 {
 		poolConfig.MaxConns = cfg.MaxConns
 	}

@@ -23,7 +23,7 @@ var _ store.Tx = (*Tx)(nil)
 
 // Begin starts the transaction that applies one batch.
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite})
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: queryBatchBegin})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", interpretError(err))
 	}
@@ -126,8 +126,9 @@ func (t *Tx) ReferencesGet(ctx context.Context, keys []stockd.ReferenceKey) ([]s
 // BatchRowsRead sends the batch's last round of reads in one pipelined
 // round trip: the server runs them in queue order, so the positions are
 // created and locked (in key order) before the unlocked reads beside them,
-// as when each was a round trip of its own; the locks are just held for
-// one round trip instead of seven. Reads with nothing to read are left out.
+// as when each was a round trip of its own, but the position locks are no
+// longer held across up to six more round trips before the write. Reads
+// with nothing to read are left out.
 func (t *Tx) BatchRowsRead(ctx context.Context, touches *stockd.Touches) (*stockd.BatchRows, error) {
 	var rows stockd.BatchRows
 	batch := &pgx.Batch{}
@@ -163,6 +164,9 @@ func (t *Tx) BatchRowsRead(ctx context.Context, touches *stockd.Touches) (*stock
 		}
 		queueList(batch, &rows.Exceptions, scanException, queryExceptionsByKey, kinds, ids)
 	}
+	// The reads are done: the writes go back to cached plans (see
+	// queryBatchBegin).
+	batch.Queue(queryBatchWritePlans)
 	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
 		return nil, fmt.Errorf("postgres: read batch rows: %w", interpretError(err))
 	}
