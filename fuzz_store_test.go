@@ -24,6 +24,8 @@ type fuzzStore struct {
 	ledger       map[string]bool // (type, business id, position) of every entry: unique in both schemas
 	references   map[ReferenceKey]BusinessReference
 	exceptions   map[string]Exception
+	// plain is the SKUs read plain, as the engine remembers them.
+	plain PlainSKUs
 	// reservationIDs and docIDs list ids in order of creation, for the
 	// program to name.
 	reservationIDs []string
@@ -82,7 +84,7 @@ func newFuzzStore() *fuzzStore {
 // read loads the state of a batch as the engine does, through LoadBatch
 // from the store's rows. It returns the touches, for the lock checks.
 func (st *fuzzStore) read(cmds []Command, newID func() string) (*BatchState, Touches) {
-	s, t, err := LoadBatch(context.Background(), fuzzReader{st}, cmds, st.now, newID)
+	s, t, err := LoadBatch(context.Background(), fuzzReader{st}, cmds, st.now, newID, &st.plain)
 	if err != nil {
 		panic(fmt.Sprintf("fuzz store refused a read: %v", err))
 	}
@@ -92,6 +94,10 @@ func (st *fuzzStore) read(cmds []Command, newID func() string) (*BatchState, Tou
 // fuzzReader reads the store as a transaction of either backend would,
 // copying what a decision may change in place.
 type fuzzReader struct{ st *fuzzStore }
+
+func (r fuzzReader) BatchRowsRead(ctx context.Context, t *Touches) (*BatchRows, error) {
+	return ReadBatchRowsInTurn(ctx, r, t)
+}
 
 func (r fuzzReader) ReservationsLock(_ context.Context, ids []string) ([]Reservation, error) {
 	var out []Reservation

@@ -10,18 +10,19 @@ import (
 )
 
 // Steps of a batch's transaction, in the order the engine calls them.
-var batchSteps = []string{"begin", "reservations_lock", "documents_lock", "positions_ensure", "positions_lock",
-	"skus_get", "locations", "idempotency_get", "write", "commit"}
+// batch_read is BatchRowsRead: positions created and locked, and the reads
+// beside them (one pipelined round trip on PostgreSQL).
+var batchSteps = []string{"begin", "reservations_lock", "documents_lock", "batch_read", "write", "commit"}
 
 // stepTimes accumulates wall time per step over all batches.
 type stepTimes struct {
-	nanos [10]atomic.Int64
+	nanos [6]atomic.Int64
 }
 
 func (s *stepTimes) since(step int, start time.Time) { s.nanos[step].Add(int64(time.Since(start))) }
 
-func (s *stepTimes) snapshot() [10]int64 {
-	var out [10]int64
+func (s *stepTimes) snapshot() [6]int64 {
+	var out [6]int64
 	for i := range out {
 		out[i] = s.nanos[i].Load()
 	}
@@ -61,37 +62,17 @@ func (t tracedTx) DocumentsLock(ctx context.Context, keys []stockd.DocKey) ([]st
 	return t.Tx.DocumentsLock(ctx, keys)
 }
 
-func (t tracedTx) PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error {
+func (t tracedTx) BatchRowsRead(ctx context.Context, touches *stockd.Touches) (*stockd.BatchRows, error) {
 	defer t.times.since(3, time.Now())
-	return t.Tx.PositionsEnsure(ctx, keys)
-}
-
-func (t tracedTx) PositionsLock(ctx context.Context, skus []string) ([]stockd.Position, error) {
-	defer t.times.since(4, time.Now())
-	return t.Tx.PositionsLock(ctx, skus)
-}
-
-func (t tracedTx) SKUsGet(ctx context.Context, ids []string) ([]stockd.SKU, error) {
-	defer t.times.since(5, time.Now())
-	return t.Tx.SKUsGet(ctx, ids)
-}
-
-func (t tracedTx) LocationList(ctx context.Context) ([]stockd.Location, error) {
-	defer t.times.since(6, time.Now())
-	return t.Tx.LocationList(ctx)
-}
-
-func (t tracedTx) IdempotencyGet(ctx context.Context, keys []string) ([]stockd.IdempotencyRecord, error) {
-	defer t.times.since(7, time.Now())
-	return t.Tx.IdempotencyGet(ctx, keys)
+	return t.Tx.BatchRowsRead(ctx, touches)
 }
 
 func (t tracedTx) Write(ctx context.Context, w *stockd.BatchWrites) error {
-	defer t.times.since(8, time.Now())
+	defer t.times.since(4, time.Now())
 	return t.Tx.Write(ctx, w)
 }
 
 func (t tracedTx) Commit(ctx context.Context) error {
-	defer t.times.since(9, time.Now())
+	defer t.times.since(5, time.Now())
 	return t.Tx.Commit(ctx)
 }

@@ -116,7 +116,7 @@ type batchStats struct {
 	batches  int64
 	commands float64
 	seconds  float64
-	steps    [10]int64 // nanoseconds per batch step, summed
+	steps    [6]int64 // nanoseconds per batch step, summed
 }
 
 // batchStatser is a target that can say how it batched (the engine).

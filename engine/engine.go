@@ -87,6 +87,8 @@ type Engine struct {
 	rejects chan *request
 	soldOut *soldOut
 	perSKU  *perSKU
+	// plainSKUs spares batches on plain SKUs the bundle lookup.
+	plainSKUs stockd.PlainSKUs
 	// commitMu orders commit-then-learn across appliers: batches touching
 	// one SKU commit in the order the database's row locks impose, and what
 	// they teach about sold-out stock must be learned in that same order.

@@ -23,7 +23,7 @@ var _ store.Tx = (*Tx)(nil)
 
 // Begin starts the transaction that applies one batch.
 func (s *Store) Begin(ctx context.Context) (store.Tx, error) {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted, AccessMode: pgx.ReadWrite})
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: queryBatchBegin})
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", interpretError(err))
 	}
@@ -121,6 +121,71 @@ func (t *Tx) ReferencesGet(ctx context.Context, keys []stockd.ReferenceKey) ([]s
 		types[i], refs[i], skus[i] = k.BusinessType, k.Reference, k.SKU
 	}
 	return list(ctx, t.tx, "read references", scanReference, queryReferencesGet, types, refs, skus)
+}
+
+// BatchRowsRead sends the batch's last round of reads in one pipelined
+// round trip: the server runs them in queue order, so the positions are
+// created and locked (in key order) before the unlocked reads beside them,
+// as when each was a round trip of its own, but the position locks are no
+// longer held across up to six more round trips before the write. Reads
+// with nothing to read are left out.
+func (t *Tx) BatchRowsRead(ctx context.Context, touches *stockd.Touches) (*stockd.BatchRows, error) {
+	var rows stockd.BatchRows
+	batch := &pgx.Batch{}
+	if len(touches.Ensure) > 0 {
+		var c positionKeyColumns
+		for _, k := range touches.Ensure {
+			c.add(k)
+		}
+		batch.Queue(queryPositionsEnsure, c.skus, c.locations, c.pools)
+	}
+	if len(touches.SKUs) > 0 {
+		queueList(batch, &rows.Positions, scanPosition, queryPositionsLock, touches.SKUs)
+		queueList(batch, &rows.SKUs, scanSKU, querySKUsGet, touches.SKUs)
+	}
+	queueList(batch, &rows.Locations, scanLocation, queryLocationList)
+	if len(touches.Keys) > 0 {
+		queueList(batch, &rows.Records, scanIdempotencyRecord, queryIdempotencyGet, touches.Keys)
+	}
+	if len(touches.Orders) > 0 {
+		queueList(batch, &rows.Holders, scanReservation, queryReservationsByOrder, touches.Orders)
+	}
+	if n := len(touches.References); n > 0 {
+		types, refs, skus := make([]string, n), make([]string, n), make([]string, n)
+		for i, k := range touches.References {
+			types[i], refs[i], skus[i] = k.BusinessType, k.Reference, k.SKU
+		}
+		queueList(batch, &rows.References, scanReference, queryReferencesGet, types, refs, skus)
+	}
+	if n := len(touches.ExceptionKeys); n > 0 {
+		kinds, ids := make([]string, n), make([]string, n)
+		for i, k := range touches.ExceptionKeys {
+			kinds[i], ids[i] = k.Kind, k.ReservationID
+		}
+		queueList(batch, &rows.Exceptions, scanException, queryExceptionsByKey, kinds, ids)
+	}
+	// The reads are done: the writes go back to cached plans (see
+	// queryBatchBegin).
+	batch.Queue(queryBatchWritePlans)
+	if err := t.tx.SendBatch(ctx, batch).Close(); err != nil {
+		return nil, fmt.Errorf("postgres: read batch rows: %w", interpretError(err))
+	}
+	return &rows, nil
+}
+
+// queueList queues a query whose rows, scanned, are appended to dst when
+// the batch's results are read.
+func queueList[T any](batch *pgx.Batch, dst *[]T, scan func(scanner) (T, error), sql string, args ...any) {
+	batch.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			*dst = append(*dst, v)
+		}
+		return rows.Err()
+	})
 }
 
 // Commit commits the batch.

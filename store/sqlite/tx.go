@@ -37,6 +37,12 @@ func (t *tx) ReservationsLock(ctx context.Context, ids []string) ([]stockd.Reser
 	return reservations, nil
 }
 
+// BatchRowsRead reads one statement after the other: in process, there is
+// no round trip to save.
+func (t *tx) BatchRowsRead(ctx context.Context, touches *stockd.Touches) (*stockd.BatchRows, error) {
+	return stockd.ReadBatchRowsInTurn(ctx, t, touches)
+}
+
 // PositionsEnsure creates, at zero, the positions that do not exist yet and
 // whose SKU and location do.
 func (t *tx) PositionsEnsure(ctx context.Context, keys []stockd.PositionKey) error {

@@ -1,10 +1,11 @@
 package storetest
 
-// Tx.PositionsEnsure, Tx.PositionsLock, the positions Tx.Write stores, and
+// Tx.PositionsEnsure, Tx.PositionsLock, Tx.BatchRowsRead, the positions Tx.Write stores, and
 // PositionListBySKUs.
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -105,5 +106,57 @@ func testPositionListBySKUs(t *testing.T, h *flowtest.Harness) {
 	}
 	if none, err := h.Store.PositionListBySKUs(ctx, nil); err != nil || len(none) != 0 {
 		t.Fatalf("no skus: %v, %v", none, err)
+	}
+}
+
+// testBatchRowsRead: the last round of a batch's reads, however the backend
+// sends it, answers what the reads one at a time answer, creates the
+// positions to ensure, and leaves out the reads it has no input for.
+func testBatchRowsRead(t *testing.T, h *flowtest.Harness) {
+	h.SKU("a")
+	h.Location("east", 1)
+	h.Receive("a", "default", 10)
+	held := h.MustDo(stockd.Command{Op: &stockd.Reserve{OrderID: "SO-1", Lines: []stockd.LineRequest{line("a", 1)}}}).Reservation
+	tx, err := h.Store.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	touches := stockd.Touches{
+		Ensure: []stockd.PositionKey{
+			{SKU: "a", Location: "default", Pool: stockd.PoolDefault},
+			{SKU: "a", Location: "east", Pool: stockd.PoolDefault},
+			{SKU: "zz", Location: "default", Pool: stockd.PoolDefault},
+		},
+		SKUs:          []string{"a", "zz"},
+		Keys:          []string{"key-1", "key-none"},
+		Orders:        []string{"SO-1", "SO-none"},
+		References:    []stockd.ReferenceKey{{BusinessType: stockd.BusinessReceipt, Reference: "none", SKU: "a"}},
+		ExceptionKeys: []stockd.ExceptionKey{{Kind: stockd.ExceptionLatePayment, ReservationID: held.ID}},
+	}
+	got, err := tx.BatchRowsRead(ctx, &touches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Positions) != 2 || got.Positions[1].Location != "east" || got.Positions[1].Counters != (stockd.Counters{}) {
+		t.Errorf("positions = %+v, want a/default and a/east created at zero", got.Positions)
+	}
+	if len(got.SKUs) != 1 || len(got.Locations) != 2 || len(got.Records) != 1 || got.Records[0].Key != "key-1" ||
+		len(got.Holders) != 1 || got.Holders[0].ID != held.ID || len(got.References) != 0 || len(got.Exceptions) != 0 {
+		t.Errorf("rows = %+v, want SKU a, 2 locations, record key-1, holder %s, no reference, no exception", got, held.ID)
+	}
+	want, err := stockd.ReadBatchRowsInTurn(ctx, tx, &touches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("BatchRowsRead = %+v\none at a time = %+v", got, want)
+	}
+	empty, err := tx.BatchRowsRead(ctx, &stockd.Touches{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(empty.Locations) != 2 || empty.Positions != nil || empty.SKUs != nil || empty.Records != nil || empty.Holders != nil {
+		t.Errorf("rows of no touches = %+v, want only the locations", empty)
 	}
 }

@@ -28,6 +28,7 @@ func Exercise(t *testing.T, newStore func(t testing.TB) store.Store) {
 		{"Catalogue", testCatalogue},                                   // catalogue.go
 		{"SKUList", testSKUList},                                       // catalogue.go
 		{"EnsureSkipsUnknown", testEnsureSkipsUnknown},                 // positions.go
+		{"BatchRowsRead", testBatchRowsRead},                           // positions.go
 		{"ConstraintsAreLastLine", testConstraintsAreLastLine},         // positions.go
 		{"ReservationListDue", testReservationListDue},                 // reservations.go
 		{"TimesRoundTrip", testTimesRoundTrip},                         // reservations.go
