@@ -41,6 +41,13 @@ const (
 	// keeps its frames from being copied and the WAL from starting over.
 	// 65,536 frames of 4 KiB are 256 MiB.
 	walFramesTruncateDefault = 65536
+	// truncateBackoffMin and truncateBackoffMax bound how long a pass
+	// waits, after a TRUNCATE that a reader kept busy, before it tries
+	// another. Each try holds the writer for up to busy_timeout, so while
+	// a long read (an export, an archive) holds its snapshot, trying on
+	// every pass would let about one batch through per busy_timeout.
+	truncateBackoffMin = time.Second
+	truncateBackoffMax = time.Minute
 )
 
 // checkpointConfig configures the checkpointer; zero fields take defaults.
@@ -66,9 +73,11 @@ type checkpointPass struct {
 	// CheckpointedFrames how many of them are in the database file.
 	WALFrames, CheckpointedFrames int64
 	// OnWriter is set when the pass also ran a PASSIVE checkpoint on the
-	// writer connection, Truncated when it ran a TRUNCATE one there.
-	OnWriter, Truncated bool
-	Err                 error
+	// writer connection, Truncated when it ran a TRUNCATE one there, and
+	// TruncateDeferred when the WAL was past its bound but the last
+	// TRUNCATE was busy too recently to try again (it ran PASSIVE).
+	OnWriter, Truncated, TruncateDeferred bool
+	Err                                   error
 }
 
 // checkpointer copies the WAL into the database file in the background.
@@ -82,6 +91,10 @@ type checkpointer struct {
 	config checkpointConfig
 	stop   context.CancelFunc
 	done   chan struct{}
+	// truncateBackoff and truncateNotBefore space out TRUNCATE tries that
+	// readers keep busy; only the run goroutine touches them.
+	truncateBackoff   time.Duration
+	truncateNotBefore time.Time
 }
 
 func startCheckpointer(passive, writer *sql.DB, config checkpointConfig) *checkpointer {
@@ -148,7 +161,11 @@ func (c *checkpointer) pass(ctx context.Context) checkpointPass {
 		return pass
 	}
 	var query string
+	now := time.Now()
 	switch {
+	case pass.WALFrames > c.config.WALFramesTruncate && now.Before(c.truncateNotBefore):
+		pass.OnWriter, pass.TruncateDeferred = true, true
+		query = `PRAGMA wal_checkpoint(PASSIVE)`
 	case pass.WALFrames > c.config.WALFramesTruncate:
 		// TRUNCATE waits for readers on old snapshots, copies what is left
 		// and empties the WAL file, holding up batches meanwhile: the price
@@ -161,7 +178,13 @@ func (c *checkpointer) pass(ctx context.Context) checkpointPass {
 	default:
 		return pass
 	}
-	if err := c.writer.QueryRowContext(ctx, query).Scan(&busy, &pass.WALFrames, &pass.CheckpointedFrames); err != nil {
+	err = c.writer.QueryRowContext(ctx, query).Scan(&busy, &pass.WALFrames, &pass.CheckpointedFrames)
+	if pass.Truncated {
+		// The backoff counts from the end of the try, which may have
+		// waited busy_timeout.
+		c.truncated(time.Now(), err == nil && busy == 0)
+	}
+	if err != nil {
 		pass.Err = fmt.Errorf("checkpoint on the writer: %w", interpretError(err))
 		return pass
 	}
@@ -169,4 +192,16 @@ func (c *checkpointer) pass(ctx context.Context) checkpointPass {
 		pass.Err = fmt.Errorf("truncate checkpoint: busy, wal holds %d frames", pass.WALFrames)
 	}
 	return pass
+}
+
+// truncated records a TRUNCATE's outcome: after a busy or failed one, the
+// next waits twice as long as the last wait did (from truncateBackoffMin
+// up to truncateBackoffMax); a clean one ends the backoff.
+func (c *checkpointer) truncated(at time.Time, clean bool) {
+	if clean {
+		c.truncateBackoff, c.truncateNotBefore = 0, time.Time{}
+		return
+	}
+	c.truncateBackoff = min(max(2*c.truncateBackoff, truncateBackoffMin), truncateBackoffMax)
+	c.truncateNotBefore = at.Add(c.truncateBackoff)
 }

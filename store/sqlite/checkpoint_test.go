@@ -126,3 +126,59 @@ INSERT INTO checkpoint_fill SELECT randomblob(?) FROM n`, framesPerCommit, pageS
 	default:
 	}
 }
+
+// TestCheckpointerBacksOffABusyTruncate holds a reader's snapshot open while
+// the WAL passes its bound: the first TRUNCATE waits busy_timeout and fails
+// busy; the next pass must not try again at once (each try holds the writer
+// for busy_timeout) but checkpoint PASSIVE on the writer instead.
+func TestCheckpointerBacksOffABusyTruncate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits busy_timeout once")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "stockd.db")
+	ticks := make(chan time.Time)
+	passed := make(chan checkpointPass)
+	s, err := open(ctx, path, checkpointConfig{WALFramesReset: 10, WALFramesTruncate: 20, Ticks: ticks, Passed: passed})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer s.Close()
+	fill := func() {
+		t.Helper()
+		if _, err := s.writer.ExecContext(ctx, `
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
+INSERT INTO backoff_fill SELECT randomblob(3000) FROM n`); err != nil {
+			t.Fatalf("fill: %v", err)
+		}
+	}
+	if _, err := s.writer.ExecContext(ctx, `CREATE TABLE backoff_fill (b BLOB NOT NULL) STRICT`); err != nil {
+		t.Fatalf("create table: %v", err)
+	}
+	fill()
+	// A reader's open transaction keeps its snapshot: frames written after
+	// it cannot all be checkpointed, so the WAL cannot start over.
+	reader, err := s.reader.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatalf("begin read: %v", err)
+	}
+	defer reader.Rollback()
+	var rows int
+	if err := reader.QueryRowContext(ctx, `SELECT count(*) FROM backoff_fill`).Scan(&rows); err != nil {
+		t.Fatalf("read: %v", err)
+	}
+	fill()
+	ticks <- time.Now()
+	if p := <-passed; !p.Truncated || p.Err == nil {
+		t.Fatalf("first pass past the bound with a reader open = %+v, want a busy truncate", p)
+	}
+	start := time.Now()
+	ticks <- time.Now()
+	p := <-passed
+	if p.Truncated || !p.TruncateDeferred || !p.OnWriter || p.Err != nil {
+		t.Fatalf("second pass = %+v, want the truncate deferred and a passive checkpoint on the writer", p)
+	}
+	if waited := time.Since(start); waited > busyTimeout/2 {
+		t.Fatalf("second pass held the writer %v: it waited for the reader again", waited)
+	}
+}
