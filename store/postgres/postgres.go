@@ -64,7 +64,29 @@ func Open(ctx context.Context, url string, cfg Config) (*Store, error) {
 		}
 		return nil, fmt.Errorf("postgres: connect: %w", err)
 	}
+	if err := checkServerVersion(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	return &Store{pool: pool}, nil
+}
+
+// serverVersionMin is the oldest PostgreSQL stockd runs on: a batch's reads
+// set plan_cache_mode (queries_pipeline.go), which PostgreSQL 12 added; on
+// an older server every batch would fail.
+const serverVersionMin = 120000
+
+// checkServerVersion refuses a server older than serverVersionMin at start,
+// rather than on the first batch.
+func checkServerVersion(ctx context.Context, pool *pgxpool.Pool) error {
+	var version int
+	if err := pool.QueryRow(ctx, `SELECT current_setting('server_version_num')::int`).Scan(&version); err != nil {
+		return fmt.Errorf("postgres: read server version: %w", err)
+	}
+	if version < serverVersionMin {
+		return fmt.Errorf("postgres: server version %d is older than PostgreSQL 12 (%d), which stockd needs", version, serverVersionMin)
+	}
+	return nil
 }
 
 // Close closes every connection of the pool, waiting for those in use.

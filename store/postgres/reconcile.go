@@ -31,6 +31,13 @@ RETURNING id`
 UPDATE discrepancies SET expected = $1, actual = $2, evidence = $3, last_seen = $4, last_run = $5
 WHERE status = 'open' AND kind = $6 AND sku = $7 AND location = $8 AND pool = $9 AND subject = $10`
 
+	// queryDiscrepanciesOpenLock locks the open discrepancies a run may
+	// refresh or close, in id order: a batch approving a correction locks
+	// its discrepancy by id too (queries_correction.go), so taking them in
+	// findings order could deadlock with it.
+	queryDiscrepanciesOpenLock = `
+SELECT id FROM discrepancies WHERE status = 'open' ORDER BY id FOR UPDATE`
+
 	queryDiscrepancyInsert = `
 INSERT INTO discrepancies (kind, sku, location, pool, subject, expected, actual, evidence, status, first_seen, last_seen, first_run, last_run)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'open', $9, $9, $10, $10)`
@@ -108,6 +115,9 @@ func recordRun(ctx context.Context, tx pgx.Tx, run *stockd.ReconcileRun, p store
 		run.CursorFrom, run.CursorTo, run.PositionsChecked, run.Findings).Scan(&run.ID)
 	if err != nil {
 		return fmt.Errorf("insert run: %w", err)
+	}
+	if _, err := tx.Exec(ctx, queryDiscrepanciesOpenLock); err != nil {
+		return fmt.Errorf("lock open discrepancies: %w", err)
 	}
 	for _, f := range p.Findings {
 		expected, err := json.Marshal(f.Expected)
