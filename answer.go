@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/stockd/stockd/internal/jsonappend"
 )
 
 // answerJSON encodes a command's answer for its idempotency record. Every
@@ -47,15 +49,15 @@ func appendReservationAnswer(b []byte, r *Result) ([]byte, bool) {
 	res := r.Reservation
 	var ok bool
 	b = append(b, `{"reservation":{"id":`...)
-	if b, ok = appendPlainString(b, res.ID); !ok {
+	if b, ok = jsonappend.String(b, res.ID); !ok {
 		return b, false
 	}
 	b = append(b, `,"key":`...)
-	if b, ok = appendPlainString(b, res.Key); !ok {
+	if b, ok = jsonappend.String(b, res.Key); !ok {
 		return b, false
 	}
 	b = append(b, `,"status":`...)
-	if b, ok = appendPlainString(b, string(res.Status)); !ok {
+	if b, ok = jsonappend.String(b, string(res.Status)); !ok {
 		return b, false
 	}
 	b = append(b, `,"lines":`...)
@@ -75,13 +77,13 @@ func appendReservationAnswer(b []byte, r *Result) ([]byte, bool) {
 	}
 	if res.CustomerID != "" {
 		b = append(b, `,"customer_id":`...)
-		if b, ok = appendPlainString(b, res.CustomerID); !ok {
+		if b, ok = jsonappend.String(b, res.CustomerID); !ok {
 			return b, false
 		}
 	}
 	if res.OrderID != "" {
 		b = append(b, `,"order_id":`...)
-		if b, ok = appendPlainString(b, res.OrderID); !ok {
+		if b, ok = jsonappend.String(b, res.OrderID); !ok {
 			return b, false
 		}
 	}
@@ -90,13 +92,13 @@ func appendReservationAnswer(b []byte, r *Result) ([]byte, bool) {
 		at   time.Time
 	}{{`,"expires_at":`, res.ExpiresAt}, {`,"created_at":`, res.CreatedAt}, {`,"updated_at":`, res.UpdatedAt}} {
 		b = append(b, f.name...)
-		if b, ok = appendTime(b, f.at); !ok {
+		if b, ok = jsonappend.Time(b, f.at); !ok {
 			return b, false
 		}
 	}
 	if res.ReleaseReason != "" {
 		b = append(b, `,"release_reason":`...)
-		if b, ok = appendPlainString(b, res.ReleaseReason); !ok {
+		if b, ok = jsonappend.String(b, res.ReleaseReason); !ok {
 			return b, false
 		}
 	}
@@ -121,22 +123,22 @@ func appendReservationAnswer(b []byte, r *Result) ([]byte, bool) {
 func appendLine(b []byte, l *ReservationLine) ([]byte, bool) {
 	var ok bool
 	b = append(b, `{"sku":`...)
-	if b, ok = appendPlainString(b, l.SKU); !ok {
+	if b, ok = jsonappend.String(b, l.SKU); !ok {
 		return b, false
 	}
 	b = append(b, `,"quantity":`...)
 	b = strconv.AppendInt(b, l.Quantity, 10)
 	b = append(b, `,"location":`...)
-	if b, ok = appendPlainString(b, l.Location); !ok {
+	if b, ok = jsonappend.String(b, l.Location); !ok {
 		return b, false
 	}
 	b = append(b, `,"pool":`...)
-	if b, ok = appendPlainString(b, l.Pool); !ok {
+	if b, ok = jsonappend.String(b, l.Pool); !ok {
 		return b, false
 	}
 	if l.Bundle != "" {
 		b = append(b, `,"bundle":`...)
-		if b, ok = appendPlainString(b, l.Bundle); !ok {
+		if b, ok = jsonappend.String(b, l.Bundle); !ok {
 			return b, false
 		}
 	}
@@ -150,35 +152,4 @@ func appendLine(b []byte, l *ReservationLine) ([]byte, bool) {
 		}
 	}
 	return append(b, '}'), true
-}
-
-// appendPlainString quotes s when no byte of it needs an escape in
-// encoding/json's output (printable ASCII but the quote, the backslash and
-// the HTML-escaped <, >, &); false otherwise, for the caller to fall back.
-func appendPlainString(b []byte, s string) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return b, false
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"'), true
-}
-
-// appendTime appends t as time.Time.MarshalJSON does (RFC 3339 with
-// nanoseconds, trailing zeros cut); false for the years it refuses.
-func appendTime(b []byte, t time.Time) ([]byte, bool) {
-	if y := t.Year(); y < 0 || y > 9999 {
-		return b, false
-	}
-	if _, offset := t.Zone(); offset%60 != 0 || offset <= -24*3600 || offset >= 24*3600 {
-		// Offsets in seconds, or of a day or more, are rare edges that
-		// MarshalJSON truncates or refuses: leave them to it.
-		return b, false
-	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"'), true
 }

@@ -137,18 +137,8 @@ func (sc *bodyScanner) object() bool {
 		if !sc.value(key) {
 			return false
 		}
-		sc.space()
-		if sc.pos >= len(sc.body) {
-			return false
-		}
-		switch sc.body[sc.pos] {
-		case ',':
-			sc.pos++
-		case '}':
-			sc.pos++
-			return true
-		default:
-			return false
+		if done, ok := sc.separator('}'); !ok || done {
+			return ok
 		}
 	}
 }
@@ -180,6 +170,25 @@ func seenKey(key []byte, keys [][]byte, many map[string]bool) (bool, [][]byte, m
 	return false, keys, many
 }
 
+// separator scans what follows an object's member or an array's element:
+// a comma (done false: more follow) or closer (done). ok is false for
+// anything else.
+func (sc *bodyScanner) separator(closer byte) (done, ok bool) {
+	sc.space()
+	if sc.pos >= len(sc.body) {
+		return false, false
+	}
+	switch sc.body[sc.pos] {
+	case ',':
+		sc.pos++
+		return false, true
+	case closer:
+		sc.pos++
+		return true, true
+	}
+	return false, false
+}
+
 func (sc *bodyScanner) array(field []byte) bool {
 	if sc.depth++; sc.depth > nestingDepthMax {
 		return false
@@ -195,18 +204,8 @@ func (sc *bodyScanner) array(field []byte) bool {
 		if !sc.value(field) {
 			return false
 		}
-		sc.space()
-		if sc.pos >= len(sc.body) {
-			return false
-		}
-		switch sc.body[sc.pos] {
-		case ',':
-			sc.pos++
-		case ']':
-			sc.pos++
-			return true
-		default:
-			return false
+		if done, ok := sc.separator(']'); !ok || done {
+			return ok
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
+
+	"github.com/stockd/stockd/internal/jsonappend"
 )
 
 // jsonAppender is an answer type that writes its own JSON, byte for byte
@@ -14,35 +16,31 @@ type jsonAppender interface {
 	appendJSON(b []byte) []byte
 }
 
-// appendJSONString appends s as encoding/json quotes it. Text of
-// printable ASCII without a quote, a backslash or HTML's <, > and & (which
-// encoding/json escapes) is copied as it is; anything else goes through
-// encoding/json.
+// appendJSONString appends s as encoding/json quotes it: by hand where
+// jsonappend covers it, else through encoding/json.
 func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			quoted, err := json.Marshal(s)
-			if err != nil {
-				panic("httpapi: string not encodable: " + err.Error())
-			}
-			return append(b, quoted...)
-		}
+	if out, ok := jsonappend.String(b, s); ok {
+		return out
 	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return appendMarshalled(b, s)
 }
 
-// appendJSONTime appends t as time.Time's MarshalJSON writes it (RFC 3339
-// with nanoseconds, trailing zeros dropped).
+// appendJSONTime appends t as time.Time's MarshalJSON writes it.
 func appendJSONTime(b []byte, t time.Time) []byte {
-	if y := t.Year(); y < 0 || y > 9999 {
-		// MarshalJSON refuses these; so must the answer.
-		panic("httpapi: time not encodable: year outside [0,9999]")
+	if out, ok := jsonappend.Time(b, t); ok {
+		return out
 	}
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
+	return appendMarshalled(b, t)
+}
+
+// appendMarshalled appends v as encoding/json encodes it. Every answer is
+// one of our own types: failing to encode one is a bug, as in writeBody.
+func appendMarshalled(b []byte, v any) []byte {
+	encoded, err := json.Marshal(v)
+	if err != nil {
+		panic("httpapi: answer not encodable: " + err.Error())
+	}
+	return append(b, encoded...)
 }
 
 // appendJSONField appends ,"name": (without the comma for the first field).
